@@ -1,0 +1,1 @@
+"""Statistics (stats) and per-game results -> analysis tables (tables)."""

@@ -1,0 +1,218 @@
+"""Analysis tables: per-game results DataFrame in, one printable row per item out.
+
+Input columns (same for every game): game, rotation, num_players, winner (-1 for a
+draw or shared result), cowinners (bitmask of seats sharing the win), turns, capped,
+score_0.., policy_0..; optional game-specific columns such as tiebreak.
+
+Naming convention, relied on by report.markdown: a column X with an interval has
+X_lo and X_hi beside it, and proportions end in _rate.
+
+Win rates are over *decided* games (those with a sole winner): draws are reported
+apart, so that a fair game sits on the 1/P line whatever its draw rate and the
+chi-square of sole wins by seat tests exactly that line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from sheepsim.analysis.stats import (
+    bootstrap_quantile_ci,
+    chi_square_uniform,
+    quantile_summary,
+    wilson_interval,
+)
+
+
+def num_players(df: pd.DataFrame) -> int:
+    """The run's player count P; a mixed DataFrame would make 1/P meaningless."""
+    counts = df["num_players"].unique()
+    if len(counts) != 1:
+        raise ValueError(f"num_players must be constant within one run, found {sorted(counts)}")
+    return int(counts[0])
+
+
+def _with_rate(table: pd.DataFrame, name: str, successes: str, n: str) -> pd.DataFrame:
+    """Add name_rate with its Wilson interval as name_rate_lo / name_rate_hi."""
+    k = table[successes].to_numpy()
+    m = table[n].to_numpy()
+    lo, hi = wilson_interval(k, m)
+    table[f"{name}_rate"] = np.where(m > 0, k / np.maximum(m, 1), np.nan)
+    table[f"{name}_rate_lo"] = lo
+    table[f"{name}_rate_hi"] = hi
+    return table
+
+
+def _by_seat(df: pd.DataFrame) -> pd.DataFrame:
+    """Long format, one row per (game, seat): the seat's policy and its outcome."""
+    players = num_players(df)
+    winner = df["winner"].to_numpy()
+    cowinners = df["cowinners"].to_numpy()
+    frames = [
+        pd.DataFrame(
+            {
+                "seat": seat,
+                "policy": df[f"policy_{seat}"].to_numpy(),
+                "decided": winner >= 0,
+                "win": winner == seat,
+                "shared": (winner < 0) & ((cowinners >> seat) & 1).astype(bool),
+            }
+        )
+        for seat in range(players)
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _win_summary(long: pd.DataFrame, keys: list[str], players: int) -> pd.DataFrame:
+    table = (
+        long.groupby(keys, sort=True)
+        .agg(
+            games=("win", "size"),
+            decided=("decided", "sum"),
+            wins=("win", "sum"),
+            shared=("shared", "sum"),
+        )
+        .reset_index()
+    )
+    table = _with_rate(table, "win", "wins", "decided")
+    table["fair_rate"] = 1.0 / players
+    return table
+
+
+def seat_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Sole wins per seat with Wilson intervals against the fair 1/P line.
+
+    Columns: seat, games, decided, wins, shared (draws this seat shared), win_rate
+    (of decided games) with _lo/_hi, fair_rate. attrs carry the run-level numbers:
+    games, draws, draw_rate with _lo/_hi, chi2 and chi2_p (sole wins by seat vs
+    uniform) and policies (the specs that played, since seat edges depend on them).
+    """
+    players = num_players(df)
+    table = _win_summary(_by_seat(df), ["seat"], players)
+    draws = int((df["winner"] < 0).sum())
+    draw_lo, draw_hi = wilson_interval(draws, len(df))
+    chi2, chi2_p = chi_square_uniform(table["wins"].to_numpy())
+    table.attrs = {
+        "games": len(df),
+        "draws": draws,
+        "draw_rate": draws / len(df) if len(df) else float("nan"),
+        "draw_rate_lo": draw_lo,
+        "draw_rate_hi": draw_hi,
+        "chi2": chi2,
+        "chi2_p": chi2_p,
+        "policies": policies(df),
+    }
+    return table
+
+
+def policies(df: pd.DataFrame) -> list[str]:
+    """Sorted distinct policy specs that played in the run (for titles and provenance)."""
+    seats = range(num_players(df))
+    return sorted(set().union(*(df[f"policy_{seat}"].unique().tolist() for seat in seats)))
+
+
+def seat0_edge(df: pd.DataFrame) -> dict[str, float]:
+    """Seat 0's win rate minus the fair 1/P, with the Wilson interval shifted alike.
+
+    Keys: edge, edge_lo, edge_hi, decided (the n behind the rate).
+    """
+    row = seat_table(df).iloc[0]
+    fair = float(row["fair_rate"])
+    return {
+        "edge": float(row["win_rate"]) - fair,
+        "edge_lo": float(row["win_rate_lo"]) - fair,
+        "edge_hi": float(row["win_rate_hi"]) - fair,
+        "decided": int(row["decided"]),
+    }
+
+
+def policy_table(df: pd.DataFrame, by_seat: bool = False) -> pd.DataFrame:
+    """Win rate per policy spec (optionally per policy x seat), counting seat appearances.
+
+    A policy in k seats of a game counts k appearances, so a mirror match scores
+    each appearance against the same 1/P line. Columns as in seat_table, with
+    policy (and seat) as the key.
+    """
+    keys = ["policy", "seat"] if by_seat else ["policy"]
+    return _win_summary(_by_seat(df), keys, num_players(df))
+
+
+def _summary_row(values: np.ndarray, with_ci: Mapping[str, float]) -> dict[str, float]:
+    """quantile_summary, with bootstrap _lo/_hi beside each quantile named in with_ci."""
+    lo, hi = bootstrap_quantile_ci(values, list(with_ci.values()))
+    bounds = {name: (float(a), float(b)) for name, a, b in zip(with_ci, lo, hi)}
+    row: dict[str, float] = {"games": len(values)}
+    for name, value in quantile_summary(values).items():
+        row[name] = value
+        if name in bounds:
+            row[f"{name}_lo"], row[f"{name}_hi"] = bounds[name]
+    return row
+
+
+def length_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Game length in turns: mean, median, IQR, p90, p99 and the share hitting the cap.
+
+    One row. The median, p90 and p99 carry bootstrap intervals (seed 0), the capped
+    share a Wilson interval: a cap reached often means the length tail is censored.
+    """
+    row = _summary_row(df["turns"].to_numpy(), {"median": 0.5, "p90": 0.9, "p99": 0.99})
+    row["iqr"] = row["q75"] - row["q25"]
+    row["capped"] = int(df["capped"].sum())
+    return _with_rate(pd.DataFrame([row]), "capped", "capped", "games")
+
+
+def game_margins(df: pd.DataFrame) -> pd.Series:
+    """Winner's score minus the best other seat's score, for decided games only.
+
+    Indexed like df. It is 0 when the top score was tied and a tie-break decided.
+    """
+    decided = df[df["winner"] >= 0]
+    scores = decided[[f"score_{seat}" for seat in range(num_players(df))]].to_numpy(float)
+    rows = np.arange(len(decided))
+    winner = decided["winner"].to_numpy()
+    own = scores[rows, winner]
+    scores[rows, winner] = -np.inf
+    return pd.Series(own - scores.max(axis=1), index=decided.index, name="margin")
+
+
+def margin_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Distribution of winning margins, one row per winning seat and one for all.
+
+    Columns: winner ("0".. or "all"), games (decided games won), quantile summary,
+    median bootstrap interval, and zero_margin_rate (tied top scores) with Wilson.
+    """
+    margins = game_margins(df)
+    winners = df.loc[margins.index, "winner"]
+    groups = [(str(seat), margins[winners == seat]) for seat in range(num_players(df))]
+    groups.append(("all", margins))
+    rows = []
+    for label, values in groups:
+        row = {"winner": label, **_summary_row(values.to_numpy(), {"median": 0.5})}
+        row["zero_margin"] = int((values == 0).sum())
+        rows.append(row)
+    return _with_rate(pd.DataFrame(rows), "zero_margin", "zero_margin", "games")
+
+
+def tiebreak_rate(df: pd.DataFrame) -> pd.DataFrame:
+    """Share of games decided by the tie-break, and share left shared, with Wilson.
+
+    Needs the game-specific boolean tiebreak column (top score tied). One row.
+    """
+    if "tiebreak" not in df.columns:
+        raise KeyError("tiebreak_rate needs a 'tiebreak' column; this game does not record one")
+    tied = df["tiebreak"].to_numpy(bool)
+    winner = df["winner"].to_numpy()
+    table = pd.DataFrame(
+        [
+            {
+                "games": len(df),
+                "tiebreak": int((tied & (winner >= 0)).sum()),
+                "shared": int((winner < 0).sum()),
+            }
+        ]
+    )
+    table = _with_rate(table, "tiebreak", "tiebreak", "games")
+    return _with_rate(table, "shared", "shared", "games")

@@ -1,0 +1,525 @@
+"""Battle Sheep kernels: state layout, legal actions, step, outcome (all @njit).
+
+State is ONE int32 vector (`STATE_SIZE`), so it can be copied, compared and hashed:
+
+    header  [0, HEADER)          H_* slots below
+    Q, R    [MAX_HEX] each       axial coordinates of pasture hex i (pointy-top,
+                                 r grows downward); hexes are numbered in the order
+                                 they were added, so tile k is hexes 4k..4k+3
+    OWNER   [MAX_HEX]            seat whose stack stands on hex i, -1 if empty
+    HEIGHT  [MAX_HEX]            sheep in that stack, 0 if empty
+    START   [MAX_HEX]            1 if a starting stack may go there (set when the
+                                 pasture is complete; depends on option start_zone)
+    NBR     [MAX_HEX * 6]        neighbour hex index in direction d, -1 if off pasture
+
+Directions (Part A position format), index d and its axial step:
+
+          NW(2) (0,-1)   NE(1) (1,-1)
+     W(3) (-1,0)    hex    E(0) (1,0)
+          SW(4) (-1,1)   SE(5) (0,1)
+
+The opposite of d is (d + 3) % 6.
+
+Actions are four int32 [KIND, a, b, c]:
+    KIND_TILE  [0, orientation, q, r]   TILE_SHAPES[orientation] translated so its
+                                        first cell lands on (q, r)
+    KIND_PLACE [1, hex, 0, 0]           the starting stack on hex
+    KIND_MOVE  [2, hex, d, n]           n sheep leave hex and slide in direction d
+
+Phases: PH_BUILD -> PH_PLACE -> PH_MOVE -> PH_OVER. Seat 0 acts first in every phase
+(Part A). Kernels trust their inputs: `game.py` validates before calling them.
+"""
+
+import numpy as np
+from numba import njit
+
+from ...rng import rand_below
+from .rules import (NO_MOVE_LOSES, NO_MOVE_SKIP, PLACE_REVERSE,
+                    R_FINAL_TIE, R_NO_MOVE, R_PLACEMENT, R_PLAYERS, R_STACK, R_START_ZONE,
+                    R_TILES, START_ANY, TIE_SECOND_HERD)
+
+VERSION = 1
+MAX_PLAYERS = 4
+MAX_TILES = 24
+MAX_HEX = 4 * MAX_TILES
+MAX_ACTIONS = 8192          # > 12 candidate tiles per open edge of a 96-hex pasture
+
+# header: players, phase, seat to act (-1 when over), hexes, tiles placed, stacks
+# placed, sheep moves made, actions taken, seat that lost (no_move=player_loses) or
+# -1, 1 if hexes 4k..4k+3 are tile k, stack size
+H_PLAYERS, H_PHASE, H_TO_MOVE, H_NHEX, H_NTILES, H_NPLACED, H_MOVES, H_PLIES, H_LOSER, \
+    H_TILES_KNOWN, H_STACK = range(11)
+HEADER = 16
+Q = HEADER
+R = Q + MAX_HEX
+OWNER = R + MAX_HEX
+HEIGHT = OWNER + MAX_HEX
+START = HEIGHT + MAX_HEX
+NBR = START + MAX_HEX
+STATE_SIZE = NBR + 6 * MAX_HEX
+
+PH_BUILD, PH_PLACE, PH_MOVE, PH_OVER = 0, 1, 2, 3
+KIND_TILE, KIND_PLACE, KIND_MOVE = 0, 1, 2
+
+DQ = np.array([1, 1, 0, -1, -1, 0], dtype=np.int32)
+DR = np.array([0, -1, -1, 0, 1, 1], dtype=np.int32)
+# The 2x2 rhombus in its 3 orientations (Part B 4.2); cell 0 is the anchor (0, 0).
+TILE_SHAPES = np.array([[[0, 0], [1, 0], [0, 1], [1, 1]],
+                        [[0, 0], [1, -1], [1, 0], [2, -1]],
+                        [[0, 0], [0, 1], [1, -1], [1, 0]]], dtype=np.int32)
+
+# Outcome row written by `outcome` / play_game (int32 columns).
+O_WINNER, O_COWINNERS, O_TIEBREAK, O_LOSER, O_MOVES, O_PLIES, O_HEXES, O_ROTATION = range(8)
+O_SCORE = 8
+O_HERD = O_SCORE + MAX_PLAYERS
+O_SIZE = O_HERD + MAX_PLAYERS
+
+
+@njit(cache=True)
+def empty_state(rules):
+    """A fresh game: empty pasture, building phase, seat 0 to act."""
+    s = np.zeros(STATE_SIZE, dtype=np.int32)
+    s[H_PLAYERS] = rules[R_PLAYERS]
+    s[H_PHASE] = PH_BUILD
+    s[H_LOSER] = -1
+    s[H_TILES_KNOWN] = 1
+    s[H_STACK] = rules[R_STACK]
+    s[OWNER:OWNER + MAX_HEX] = -1
+    s[NBR:NBR + 6 * MAX_HEX] = -1
+    return s
+
+
+@njit(cache=True, inline="always")
+def nbr(s, i, d):
+    return s[NBR + 6 * i + d]
+
+
+@njit(cache=True)
+def hex_at(s, q, r):
+    """Index of the pasture hex at (q, r), or -1."""
+    for i in range(s[H_NHEX]):
+        if s[Q + i] == q and s[R + i] == r:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def add_hex(s, q, r):
+    """Append a pasture hex and link it with its neighbours already on the pasture."""
+    i = s[H_NHEX]
+    s[Q + i] = q
+    s[R + i] = r
+    for j in range(i):
+        dq = s[Q + j] - q
+        dr = s[R + j] - r
+        for d in range(6):
+            if DQ[d] == dq and DR[d] == dr:
+                s[NBR + 6 * i + d] = j
+                s[NBR + 6 * j + (d + 3) % 6] = i
+    s[H_NHEX] = i + 1
+    return i
+
+
+@njit(cache=True)
+def tile_contacts(s, o, q, r):
+    """Edges a tile would share with the pasture; -1 if it overlaps it.
+
+    Rules: a new tile must touch the pasture along at least one side and may not
+    overlap; so a tile is legal (after the first) exactly when this is >= 1.
+    """
+    contacts = 0
+    for i in range(s[H_NHEX]):
+        hq = s[Q + i] - q
+        hr = s[R + i] - r
+        # tile cells lie within 2 of the anchor, so farther hexes touch nothing
+        if hq < -3 or hq > 3 or hr < -3 or hr > 3:
+            continue
+        for c in range(4):
+            dq = hq - TILE_SHAPES[o, c, 0]
+            dr = hr - TILE_SHAPES[o, c, 1]
+            if dq == 0 and dr == 0:
+                return -1
+            # axial neighbours are exactly the offsets at hex distance 1
+            if abs(dq) + abs(dr) + abs(dq + dr) == 2:
+                contacts += 1
+    return contacts
+
+
+@njit(cache=True)
+def slide_end(s, i, d):
+    """Last empty pasture hex when sliding from hex i in direction d (i itself if blocked).
+
+    Rules: the moving stack goes as far as it can and stops before any stack or gap.
+    """
+    j = i
+    k = nbr(s, j, d)
+    while k >= 0 and s[HEIGHT + k] == 0:
+        j = k
+        k = nbr(s, j, d)
+    return j
+
+
+@njit(cache=True)
+def open_directions(s, i):
+    """Directions in which the stack on hex i could move (first hex empty pasture)."""
+    n = 0
+    for d in range(6):
+        k = nbr(s, i, d)
+        if k >= 0 and s[HEIGHT + k] == 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def can_move(s, seat):
+    for i in range(s[H_NHEX]):
+        if s[OWNER + i] == seat and s[HEIGHT + i] >= 2 and open_directions(s, i) > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _mark_start_zone(s, rules):
+    """Set START flags once the pasture is complete.
+
+    outer_perimeter: a hex with a missing neighbour that is connected to the unbounded
+    outside. Flood-fill the non-pasture cells of the bounding parallelogram grown by
+    one cell; its rim is all outside, so every outside cell is reached from a corner.
+    """
+    n = s[H_NHEX]
+    if rules[R_START_ZONE] == START_ANY:
+        for i in range(n):
+            s[START + i] = 0
+            for d in range(6):
+                if nbr(s, i, d) < 0:
+                    s[START + i] = 1
+        return
+    q0 = s[Q:Q + n].min() - 1
+    r0 = s[R:R + n].min() - 1
+    w = s[Q:Q + n].max() - q0 + 2
+    h = s[R:R + n].max() - r0 + 2
+    grid = np.zeros(w * h, dtype=np.int8)       # 1 pasture, 2 outside
+    for i in range(n):
+        grid[(s[R + i] - r0) * w + s[Q + i] - q0] = 1
+    stack = np.empty(w * h, dtype=np.int32)
+    grid[0] = 2
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        cell = stack[top]
+        cq = cell % w
+        cr = cell // w
+        for d in range(6):
+            nq = cq + DQ[d]
+            nr = cr + DR[d]
+            if 0 <= nq < w and 0 <= nr < h and grid[nr * w + nq] == 0:
+                grid[nr * w + nq] = 2
+                stack[top] = nr * w + nq
+                top += 1
+    for i in range(n):
+        s[START + i] = 0
+        for d in range(6):
+            if nbr(s, i, d) < 0:
+                cell = (s[R + i] + DR[d] - r0) * w + s[Q + i] + DQ[d] - q0
+                if grid[cell] == 2:
+                    s[START + i] = 1
+
+
+@njit(cache=True)
+def placing_seat(rules, k):
+    """Seat that places the k-th starting stack (option placement_order)."""
+    if rules[R_PLACEMENT] == PLACE_REVERSE:
+        return rules[R_PLAYERS] - 1 - k
+    return k
+
+
+@njit(cache=True)
+def begin_placement(s, rules):
+    """The pasture is complete: mark the start zone and hand over to the first placer."""
+    _mark_start_zone(s, rules)
+    s[H_PHASE] = PH_PLACE
+    s[H_TO_MOVE] = placing_seat(rules, s[H_NPLACED])
+
+
+@njit(cache=True)
+def _pass_turn(s, rules, seat):
+    """Give the turn to `seat` or, per option no_move, skip / end the game."""
+    p = s[H_PLAYERS]
+    if rules[R_NO_MOVE] == NO_MOVE_SKIP:
+        # rules: a player who cannot move is skipped; the game ends when nobody can
+        for k in range(p):
+            t = (seat + k) % p
+            if can_move(s, t):
+                s[H_TO_MOVE] = t
+                return
+    elif can_move(s, seat):
+        s[H_TO_MOVE] = seat
+        return
+    elif rules[R_NO_MOVE] == NO_MOVE_LOSES:
+        s[H_LOSER] = seat
+    s[H_PHASE] = PH_OVER
+    s[H_TO_MOVE] = -1
+
+
+@njit(cache=True)
+def step(s, rules, kind, a, b, c):
+    """Apply one legal action in place (see the action encoding above)."""
+    p = s[H_PLAYERS]
+    s[H_PLIES] += 1
+    if kind == KIND_TILE:
+        for k in range(4):
+            add_hex(s, b + TILE_SHAPES[a, k, 0], c + TILE_SHAPES[a, k, 1])
+        s[H_NTILES] += 1
+        if s[H_NTILES] == p * rules[R_TILES]:
+            begin_placement(s, rules)
+        else:
+            s[H_TO_MOVE] = s[H_NTILES] % p
+    elif kind == KIND_PLACE:
+        s[OWNER + a] = s[H_TO_MOVE]
+        s[HEIGHT + a] = rules[R_STACK]
+        s[H_NPLACED] += 1
+        if s[H_NPLACED] == p:
+            s[H_PHASE] = PH_MOVE
+            _pass_turn(s, rules, 0)
+        else:
+            s[H_TO_MOVE] = placing_seat(rules, s[H_NPLACED])
+    else:
+        dest = slide_end(s, a, b)
+        s[OWNER + dest] = s[OWNER + a]
+        s[HEIGHT + dest] = c
+        s[HEIGHT + a] -= c
+        s[H_MOVES] += 1
+        _pass_turn(s, rules, (s[H_TO_MOVE] + 1) % p)
+
+
+@njit(cache=True)
+def _tile_candidates(s):
+    """Sorted distinct keys (orientation, q, r) of tiles touching the pasture."""
+    n = s[H_NHEX]
+    keys = np.empty(n * 6 * 12, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        for d in range(6):
+            if nbr(s, i, d) >= 0:
+                continue
+            pq = s[Q + i] + DQ[d]
+            pr = s[R + i] + DR[d]
+            for o in range(3):
+                for c in range(4):
+                    tq = pq - TILE_SHAPES[o, c, 0]
+                    tr = pr - TILE_SHAPES[o, c, 1]
+                    keys[m] = (o * 1024 + tq + 512) * 1024 + tr + 512
+                    m += 1
+    return np.unique(keys[:m])
+
+
+@njit(cache=True)
+def legal_actions(s, rules, buf):
+    """Fill buf (int32[MAX_ACTIONS, 4]) with the legal actions; return their count.
+
+    Order: tiles by (orientation, q, r); placements and moves by hex, direction, count.
+    """
+    phase = s[H_PHASE]
+    m = 0
+    if phase == PH_BUILD:
+        if s[H_NTILES] == 0:
+            # the first tile is anchored at the origin: the pasture has no position yet
+            for o in range(3):
+                buf[m, 0] = KIND_TILE
+                buf[m, 1] = o
+                buf[m, 2] = 0
+                buf[m, 3] = 0
+                m += 1
+            return m
+        keys = _tile_candidates(s)
+        for key in keys:
+            o = key // (1024 * 1024)
+            tq = (key // 1024) % 1024 - 512
+            tr = key % 1024 - 512
+            if tile_contacts(s, o, tq, tr) > 0:
+                buf[m, 0] = KIND_TILE
+                buf[m, 1] = o
+                buf[m, 2] = tq
+                buf[m, 3] = tr
+                m += 1
+    elif phase == PH_PLACE:
+        for i in range(s[H_NHEX]):
+            if s[START + i] == 1 and s[HEIGHT + i] == 0:
+                buf[m, 0] = KIND_PLACE
+                buf[m, 1] = i
+                buf[m, 2] = 0
+                buf[m, 3] = 0
+                m += 1
+    elif phase == PH_MOVE:
+        seat = s[H_TO_MOVE]
+        for i in range(s[H_NHEX]):
+            if s[OWNER + i] != seat or s[HEIGHT + i] < 2:
+                continue
+            for d in range(6):
+                k = nbr(s, i, d)
+                if k < 0 or s[HEIGHT + k] != 0:
+                    continue
+                for n in range(1, s[HEIGHT + i]):
+                    buf[m, 0] = KIND_MOVE
+                    buf[m, 1] = i
+                    buf[m, 2] = d
+                    buf[m, 3] = n
+                    m += 1
+    return m
+
+
+@njit(cache=True)
+def herds(s, seat, out2):
+    """Sizes of the seat's largest and second-largest herds (connected own hexes)."""
+    n = s[H_NHEX]
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int32)
+    out2[0] = 0
+    out2[1] = 0
+    for i in range(n):
+        if seen[i] or s[OWNER + i] != seat:
+            continue
+        seen[i] = True
+        stack[0] = i
+        top = 1
+        size = 0
+        while top > 0:
+            top -= 1
+            j = stack[top]
+            size += 1
+            for d in range(6):
+                k = nbr(s, j, d)
+                if k >= 0 and not seen[k] and s[OWNER + k] == seat:
+                    seen[k] = True
+                    stack[top] = k
+                    top += 1
+        if size > out2[0]:
+            out2[1] = out2[0]
+            out2[0] = size
+        elif size > out2[1]:
+            out2[1] = size
+
+
+@njit(cache=True)
+def outcome(s, rules, row):
+    """Write the outcome row (O_* columns) of a finished game.
+
+    Rules: most pastures wins; tied players compare their largest herd; still tied is
+    a shared result (winner -1), or option final_tie compares second-largest herds.
+    """
+    p = s[H_PLAYERS]
+    two = np.zeros(2, dtype=np.int32)
+    key = np.zeros((p, 3), dtype=np.int64)
+    for seat in range(p):
+        score = 0
+        for i in range(s[H_NHEX]):
+            if s[OWNER + i] == seat:
+                score += 1
+        herds(s, seat, two)
+        row[O_SCORE + seat] = score
+        row[O_HERD + seat] = two[0]
+        key[seat, 0] = score
+        key[seat, 1] = two[0]
+        key[seat, 2] = two[1] if rules[R_FINAL_TIE] == TIE_SECOND_HERD else 0
+    for seat in range(p, MAX_PLAYERS):
+        row[O_SCORE + seat] = 0
+        row[O_HERD + seat] = 0
+    top = key[:, 0].max()
+    ntop = 0
+    for seat in range(p):
+        if key[seat, 0] == top:
+            ntop += 1
+    row[O_TIEBREAK] = 1 if ntop > 1 else 0
+    mask = 0
+    for seat in range(p):
+        if key[seat, 0] != top:
+            continue
+        better = False
+        for other in range(p):
+            if key[other, 0] == top and (key[other, 1] > key[seat, 1] or
+                                         (key[other, 1] == key[seat, 1] and key[other, 2] > key[seat, 2])):
+                better = True
+        if not better:
+            mask |= 1 << seat
+    loser = s[H_LOSER]
+    if loser >= 0:
+        # original Splits (2 players): the player who cannot move loses outright
+        mask = 1 << (1 - loser)
+        row[O_TIEBREAK] = 0
+    row[O_COWINNERS] = mask
+    row[O_WINNER] = -1
+    for seat in range(p):
+        if mask == 1 << seat:
+            row[O_WINNER] = seat
+    row[O_LOSER] = loser
+    row[O_MOVES] = s[H_MOVES]
+    row[O_PLIES] = s[H_PLIES]
+    row[O_HEXES] = s[H_NHEX]
+
+
+# --- the uniform random policy (Part A), needed by the runner for board=random -----
+
+@njit(cache=True)
+def random_tile(s, rng):
+    """A tile uniform over the distinct legal resulting hex sets.
+
+    Propose (open edge, orientation, tile cell) uniformly and put that cell on the
+    missing hex beyond the edge. A legal tile with k contact edges is proposed by
+    exactly k triples, so accepting it with probability 1/k makes every legal tile
+    equally likely, without listing them all (hot path of every built game).
+    """
+    if s[H_NTILES] == 0:
+        return rand_below(rng, 3), 0, 0
+    n = s[H_NHEX]
+    while True:
+        x = rand_below(rng, n * 6 * 12)
+        i = x // 72
+        d = x % 6
+        if nbr(s, i, d) >= 0:
+            continue
+        o = (x // 6) % 3
+        c = (x // 18) % 4
+        tq = s[Q + i] + DQ[d] - TILE_SHAPES[o, c, 0]
+        tr = s[R + i] + DR[d] - TILE_SHAPES[o, c, 1]
+        k = tile_contacts(s, o, tq, tr)
+        if k > 0 and rand_below(rng, k) == 0:
+            return o, tq, tr
+
+
+@njit(cache=True)
+def random_place(s, rng):
+    """A starting hex uniform over the eligible empty hexes."""
+    count = 0
+    for i in range(s[H_NHEX]):
+        if s[START + i] == 1 and s[HEIGHT + i] == 0:
+            count += 1
+    pick = rand_below(rng, count)
+    for i in range(s[H_NHEX]):
+        if s[START + i] == 1 and s[HEIGHT + i] == 0:
+            if pick == 0:
+                return i
+            pick -= 1
+    return -1
+
+
+@njit(cache=True)
+def random_move(s, rng):
+    """A move uniform over (stack, direction, number of sheep) triples."""
+    seat = s[H_TO_MOVE]
+    total = 0
+    for i in range(s[H_NHEX]):
+        if s[OWNER + i] == seat and s[HEIGHT + i] >= 2:
+            total += open_directions(s, i) * (s[HEIGHT + i] - 1)
+    pick = rand_below(rng, total)
+    for i in range(s[H_NHEX]):
+        if s[OWNER + i] != seat or s[HEIGHT + i] < 2:
+            continue
+        for d in range(6):
+            k = nbr(s, i, d)
+            if k < 0 or s[HEIGHT + k] != 0:
+                continue
+            if pick < s[HEIGHT + i] - 1:
+                return i, d, pick + 1
+            pick -= s[HEIGHT + i] - 1
+    return -1, -1, -1

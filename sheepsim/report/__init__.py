@@ -1,0 +1,1 @@
+"""Figures (plots, matplotlib Agg) and Markdown reports (markdown)."""

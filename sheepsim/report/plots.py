@@ -1,0 +1,118 @@
+"""Report figures: small, labelled, with intervals and n in the legend or labels.
+
+Figures are built on matplotlib's object API with an explicit Agg canvas: no pyplot
+global state, no display needed, safe on a headless worker. Each function takes
+{label: data} (e.g. {"2p random": ...}), writes the file atomically and returns the
+path; the caller's title should name the policies (guide rule 1).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
+
+from sheepsim.analysis.tables import game_margins, num_players
+from sheepsim.report.markdown import write_atomic
+
+WIDTH = 6.4  # inches: fits a Markdown page column at dpi 120
+DPI = 120
+
+
+def _figure(height: float, ncols: int = 1) -> tuple[Figure, list[Axes]]:
+    fig = Figure(figsize=(WIDTH, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, ncols, sharey=True, squeeze=False)[0]
+    return fig, list(axes)
+
+
+def _save(fig: Figure, path: str | os.PathLike[str]) -> Path:
+    target = Path(path)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=target.suffix.lstrip(".") or "png", dpi=DPI)
+    return write_atomic(target, buffer.getvalue())
+
+
+def forest_plot(
+    seat_tables: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str
+) -> Path:
+    """Win rate per seat with Wilson error bars, one group per label, each with its 1/P line."""
+    rows = sum(len(t) for t in seat_tables.values()) + len(seat_tables)
+    fig, (ax,) = _figure(1.2 + 0.28 * rows)
+    ticks: list[float] = []
+    names: list[str] = []
+    top = 0.0
+    for label, table in seat_tables.items():
+        y = top + np.arange(len(table))
+        rate = table["win_rate"].to_numpy()
+        err = np.vstack([rate - table["win_rate_lo"], table["win_rate_hi"] - rate])
+        decided = int(table["decided"].iloc[0])
+        ax.errorbar(rate, y, xerr=err, fmt="o", capsize=3, label=f"{label} (n={decided:,} decided)")
+        fair = table["fair_rate"].iloc[0]
+        ax.vlines(fair, y[0] - 0.4, y[-1] + 0.4, colors="grey", linestyles="--")
+        ticks.extend(y)
+        names.extend(f"{label}: seat {seat}" for seat in table["seat"])
+        top += len(table) + 1
+    ax.set_yticks(ticks, names)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("win rate of decided games (95% Wilson CI; dashed: fair 1/P)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
+    """ECDF of game length per label: quantiles and the tail read straight off it."""
+    fig, (ax,) = _figure(3.6)
+    for label, df in dfs.items():
+        turns, counts = np.unique(df["turns"].to_numpy(), return_counts=True)
+        share = np.cumsum(counts) / counts.sum()
+        ax.step(turns, share, where="post", label=f"{label} (n={len(df):,})")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("turns")
+    ax.set_ylabel("share of games at most this long")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def score_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
+    """Final score per seat as box plots (whiskers 5-95%), one panel per label."""
+    fig, axes = _figure(3.6, ncols=len(dfs))
+    for ax, (label, df) in zip(axes, dfs.items()):
+        seats = range(num_players(df))
+        data = [df[f"score_{seat}"].to_numpy() for seat in seats]
+        ax.boxplot(data, whis=(5, 95), showfliers=False)
+        ax.set_xticks([seat + 1 for seat in seats], [f"seat {seat}" for seat in seats])
+        ax.set_title(f"{label} (n={len(df):,})", fontsize="medium")
+    axes[0].set_ylabel("final score")
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def margin_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
+    """Histogram of the winner's margin over the best other seat, decided games only."""
+    fig, (ax,) = _figure(3.6)
+    for label, df in dfs.items():
+        margins = game_margins(df).to_numpy()
+        if margins.size == 0:
+            continue
+        edges = np.arange(np.floor(margins.min()), np.ceil(margins.max()) + 2) - 0.5
+        weights = np.full(margins.size, 1.0 / margins.size)
+        name = f"{label} (n={margins.size:,} decided)"
+        ax.hist(margins, bins=edges, weights=weights, histtype="step", label=name)
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("winner's margin over the best other seat (points; 0 = tie-break)")
+    ax.set_ylabel("share of decided games")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return _save(fig, path)

@@ -1,0 +1,171 @@
+"""Markdown rendering, atomic writes and figure files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.image import imread
+
+from sheepsim.analysis.stats import wilson_interval
+from sheepsim.analysis.tables import seat_table
+from sheepsim.report import markdown
+from sheepsim.report.markdown import Report, format_interval, table_to_markdown
+from sheepsim.report.plots import DPI, WIDTH, forest_plot, length_plot, margin_plot, score_plot
+
+PROVENANCE = {
+    "game": "battlesheep",
+    "game_version": 3,
+    "rules": '{"players": 2, "stack": 16}',
+    "policies": ["random", "greedy"],
+    "seed": 12345,
+    "games": 1000,
+    "packages": {"sheepsim": "0.1.0", "numpy": "2.0"},
+}
+
+
+def make_run(players: int, games: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 20, size=(games, players))
+    top = scores.max(axis=1, keepdims=True)
+    tied = (scores == top).sum(axis=1) > 1
+    bits = ((scores == top) * (1 << np.arange(players))).sum(axis=1)
+    df = pd.DataFrame(
+        {
+            "game": np.arange(games),
+            "rotation": np.arange(games) % players,
+            "num_players": players,
+            "winner": np.where(tied, -1, scores.argmax(axis=1)),
+            "cowinners": bits,
+            "turns": rng.poisson(30, size=games),
+            "capped": rng.random(games) < 0.02,
+        }
+    )
+    for seat in range(players):
+        df[f"score_{seat}"] = scores[:, seat]
+        df[f"policy_{seat}"] = "random"
+    return df
+
+
+def no_temp_files(folder: Path) -> bool:
+    return not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_table_header_and_interval_cells() -> None:
+    lo, hi = wilson_interval(2, 4)
+    df = pd.DataFrame(
+        {"seat": [0], "wins": [2], "win_rate": [0.5], "win_rate_lo": [lo], "win_rate_hi": [hi],
+         "fair_rate": [0.5], "mean": [3.14159]}
+    )
+    lines = table_to_markdown(df).splitlines()
+    assert lines[0] == "| seat | wins | win_rate | fair_rate | mean |"
+    assert lines[1] == "|---:|---:|---:|---:|---:|"
+    # Wilson (2 of 4) is [15.0%, 85.0%] to one decimal.
+    assert lines[2] == "| 0 | 2 | 50.0% [15.0, 85.0] | 50.0% | 3.142 |"
+
+
+def test_table_non_rate_interval_strings_and_missing() -> None:
+    df = pd.DataFrame(
+        {"policy": ["a|b"], "median": [35.0], "median_lo": [30.0], "median_hi": [41.5],
+         "edge": [0.0123], "edge_lo": [float("nan")], "edge_hi": [0.02]}
+    )
+    line = table_to_markdown(df, percent=["edge"]).splitlines()
+    assert line[0] == "| policy | median | edge |"
+    assert line[1] == "|---|---:|---:|"
+    assert line[2] == "| a\\|b | 35 [30, 41.5] | 1.2% |"
+
+
+def test_format_interval() -> None:
+    assert format_interval(0.512, 0.503, 0.521, percent=True) == "51.2% [50.3, 52.1]"
+    assert format_interval(12.0, 11.0, 13.25) == "12 [11, 13.25]"
+    assert format_interval(float("nan"), float("nan"), float("nan")) == "n/a"
+
+
+def test_seat_table_renders() -> None:
+    text = table_to_markdown(seat_table(make_run(2, 200, 0)))
+    header = "| seat | games | decided | wins | shared | win_rate | fair_rate |"
+    assert text.splitlines()[0] == header
+    assert text.count("\n") == 4
+
+
+def test_report_writes_atomically_with_provenance(tmp_path: Path) -> None:
+    out = tmp_path / "reports" / "seats.md"
+    figure = tmp_path / "reports" / "fig" / "forest.png"
+    report = (
+        Report("Seat advantage", PROVENANCE)
+        .heading("Seats")
+        .paragraph("Seat 0 moves first.")
+        .table(pd.DataFrame({"seat": [0, 1], "wins": [5, 4]}), caption="Sole wins")
+        .figure(figure, "Forest plot")
+        .figure("fig/length.png", "Length")
+    )
+    assert report.write(out) == out
+    text = out.read_text()
+    assert text.startswith("# Seat advantage\n")
+    assert "## Seats\n" in text and "| seat | wins |\n" in text and "*Sole wins*" in text
+    assert "![Forest plot](fig/forest.png)" in text
+    assert "![Length](fig/length.png)" in text
+    assert "- **game_version**: 3\n" in text
+    assert "- **policies**: `random`, `greedy`\n" in text
+    assert '"stack": 16' in text and '"numpy": "2.0"' in text
+    assert no_temp_files(out.parent)
+    assert os.stat(out).st_mode & 0o777 == 0o644
+
+
+def test_failed_write_keeps_old_file_and_leaves_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "r.md"
+    out.write_text("old")
+
+    def broken_replace(src: str, dst: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(markdown.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        Report("R", PROVENANCE).write(out)
+    assert out.read_text() == "old"
+    assert no_temp_files(tmp_path)
+
+
+def test_report_requires_provenance() -> None:
+    partial = {k: v for k, v in PROVENANCE.items() if k not in ("seed", "rules")}
+    with pytest.raises(ValueError, match="'rules', 'seed'"):
+        Report("R", partial)
+
+
+@pytest.fixture
+def runs() -> dict[str, pd.DataFrame]:
+    return {"2p random": make_run(2, 400, 1), "3p random": make_run(3, 400, 2)}
+
+
+def assert_png(path: Path, height_in: float | None = None) -> None:
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = imread(path)
+    assert image.shape[1] == round(WIDTH * DPI)
+    if height_in is not None:
+        assert image.shape[0] == round(height_in * DPI)
+    assert image.std() > 0  # something was drawn
+    assert no_temp_files(path.parent)
+
+
+def test_forest_plot(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
+    tables = {label: seat_table(df) for label, df in runs.items()}
+    path = forest_plot(tables, tmp_path / "forest.png", "Seat win rate, random vs random")
+    assert path == tmp_path / "forest.png"
+    # 5 seat rows + 2 group gaps at 0.28 in each, plus 1.2 in of margins.
+    assert_png(path, height_in=1.2 + 0.28 * 7)
+
+
+def test_length_score_margin_plots(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
+    for plot, name in ((length_plot, "length"), (score_plot, "score"), (margin_plot, "margin")):
+        path = plot(runs, tmp_path / "sub" / f"{name}.png", f"{name}, random, n=400")
+        assert_png(path, height_in=3.6)
+
+
+def test_svg_output(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
+    path = length_plot(runs, tmp_path / "length.svg", "Length")
+    assert path.read_text().lstrip().startswith("<?xml")
