@@ -1,0 +1,25 @@
+"""Game registry: `get_game(name)` fails with the list of valid names."""
+
+from __future__ import annotations
+
+from ..errors import SheepsimError
+from .base import GameSpec
+
+_ALIASES = {"battle-sheep": "battlesheep"}
+
+
+def _load() -> dict[str, GameSpec]:
+    from .battlesheep.game import GAME as battlesheep
+    return {g.name: g for g in (battlesheep,)}
+
+
+def all_games() -> dict[str, GameSpec]:
+    return _load()
+
+
+def get_game(name: str) -> GameSpec:
+    games = _load()
+    key = _ALIASES.get(name.strip().lower(), name.strip().lower())
+    if key not in games:
+        raise SheepsimError(f"unknown game {name!r}; valid games: {', '.join(games)}")
+    return games[key]

@@ -1,0 +1,35 @@
+# sheepsim: `make reports` regenerates reports/ from analyses/, `make test` runs the tests.
+# Both create the local virtual environment .venv on first use and install into it.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SCALE ?= 1
+ANALYSES := $(wildcard analyses/*.toml)
+
+.PHONY: all reports test bench clean clean-cache
+
+all: reports
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Regenerate every report; SCALE=10 multiplies every game count (tighter intervals).
+reports: $(STAMP)
+	@for f in $(ANALYSES); do $(BIN)/sheepsim run $$f --scale $(SCALE) || exit 1; done
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests
+
+bench: $(STAMP)
+	$(BIN)/sheepsim bench battlesheep
+
+# numba's disk cache does not notice edits in other modules a kernel calls
+clean-cache:
+	find sheepsim -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+clean: clean-cache
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

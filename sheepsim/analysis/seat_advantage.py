@@ -1,0 +1,132 @@
+"""Seat (first-player) advantage under given policies, with length, scores and margins.
+
+Each cell is (player count, one policy for every seat): with the same policy on every
+seat, any difference between seats is the seat itself (ANALYSIS-GUIDE: seat advantage
+depends on the policies, so the report always says which). Rates are over decided
+games with 95% Wilson intervals; draws are reported apart.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import SheepsimError
+from ..games import get_game
+from ..policies import seat_specs
+from ..report import plots
+from ..report.markdown import Report, format_interval
+from ..runner import simulate, versions
+from . import tables as T
+
+KEYS = ("players", "policies", "games", "options")
+
+
+@dataclass
+class Cell:
+    label: str
+    players: int
+    policy: str
+    games: int
+    rules: Any
+    specs: list
+
+
+def plan(spec: dict[str, Any], scale: float) -> list[Cell]:
+    game = get_game(spec["game"])
+    games = spec.get("games", 10_000)
+    options = spec.get("options", {})
+    if not isinstance(options, dict):
+        raise SheepsimError("`options` must be a table of rule options, e.g. options = { start_zone = \"any_edge\" }")
+    cells = []
+    for policy in spec.get("policies", ["random"]):
+        count = games.get(policy.split(":")[0], games.get("default")) if isinstance(games, dict) else games
+        if not isinstance(count, int) or count <= 0:
+            raise SheepsimError(f"games for policy {policy!r} must be a positive integer (games = N, or a table "
+                                f"with one entry per policy name or `default`)")
+        for players in spec.get("players", [game.players[0]]):
+            rules = game.make_rules(players, options)
+            specs = seat_specs(game.name, [policy], players)
+            cells.append(Cell(f"{players}p {specs[0].label}", players, specs[0].label,
+                              max(1, round(count * scale)), rules, specs))
+    return cells
+
+
+def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | None, progress: bool) -> Path:
+    game = get_game(spec["game"])
+    name = spec["name"]
+    figures = reports / name
+    figures.mkdir(parents=True, exist_ok=True)
+    results: dict[str, pd.DataFrame] = {}
+    seconds = {}
+    for cell in cells:
+        if progress:
+            print(f"{name}: {cell.label}, {cell.games:,} games ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        results[cell.label] = simulate(game, cell.rules, cell.specs, cell.games, spec["seed"], threads).results
+        seconds[cell.label] = time.perf_counter() - start
+    seat_tables = {label: T.seat_table(df) for label, df in results.items()}
+
+    edges = pd.DataFrame([{"cell": label, "games": len(df), **T.seat0_edge(df),
+                           "draw_rate": st.attrs["draw_rate"], "draw_rate_lo": st.attrs["draw_rate_lo"],
+                           "draw_rate_hi": st.attrs["draw_rate_hi"], "chi2_p": st.attrs["chi2_p"]}
+                          for (label, df), st in zip(results.items(), seat_tables.values())])
+    seats = pd.concat([t.assign(cell=label) for label, t in seat_tables.items()], ignore_index=True)
+    lengths = pd.concat([T.length_table(df).assign(cell=label) for label, df in results.items()], ignore_index=True)
+    margins = pd.concat([T.margin_table(df).loc[lambda m: m.iloc[:, 0] == "all"].assign(cell=label)
+                         for label, df in results.items()], ignore_index=True)
+
+    report = Report(spec.get("title", f"{game.title}: seat advantage"), {
+        "game": game.name, "game_version": game.version,
+        "rules": {c.label: c.rules.as_dict() for c in cells},
+        "policies": sorted({c.policy for c in cells}), "seed": spec["seed"],
+        "games": {c.label: c.games for c in cells}, "packages": versions(),
+        "command": f"sheepsim run analyses/{name}.toml",
+    })
+    if spec.get("description"):
+        report.paragraph(spec["description"])
+    report.heading("Seat advantage")
+    report.paragraph(_findings(edges))
+    report.table(edges[["cell", "games", "decided", "edge", "edge_lo", "edge_hi", "draw_rate", "draw_rate_lo",
+                        "draw_rate_hi", "chi2_p"]], percent=["edge", "draw_rate"],
+                 caption="edge = seat 0 win rate minus 1/P over decided games (95% Wilson); chi2_p tests "
+                         "sole wins by seat against equal seats")
+    report.figure(plots.forest_plot(seat_tables, figures / "seats.png", f"{game.title}: win rate by seat"),
+                  "Win rate by seat, each cell with its fair 1/P line (all seats play the named policy).")
+    report.table(seats[["cell", "seat", "decided", "wins", "shared", "win_rate", "win_rate_lo", "win_rate_hi"]])
+    report.heading("Game length")
+    report.table(lengths[["cell", "games", "mean", "median", "median_lo", "median_hi", "q25", "q75", "p90", "p99"]],
+                 caption=f"turns = {game.turn_unit}; median with a bootstrap 95% interval")
+    report.figure(plots.length_plot(results, figures / "length.png", f"{game.title}: game length"),
+                  f"Cumulative share of games by length ({game.turn_unit}).")
+    report.heading("Final scores and margin of victory")
+    report.figure(plots.score_plot(results, figures / "scores.png", f"{game.title}: final score by seat"),
+                  "Final score (pastures occupied) by seat.")
+    report.table(margins.drop(columns=[margins.columns[0]]).set_index("cell").reset_index(),
+                 caption="margin = winner's score minus the best other score, decided games")
+    report.figure(plots.margin_plot(results, figures / "margins.png", f"{game.title}: margin of victory"),
+                  "Margin of victory in decided games.")
+    if all("tiebreak" in df for df in results.values()):
+        report.heading("How often the tie-break decides")
+        tb = pd.concat([T.tiebreak_rate(df).assign(cell=label) for label, df in results.items()], ignore_index=True)
+        report.table(tb[["cell", "games", "tiebreak", "tiebreak_rate", "tiebreak_rate_lo", "tiebreak_rate_hi",
+                         "shared", "shared_rate", "shared_rate_lo", "shared_rate_hi"]],
+                     caption="tiebreak = top score tied, decided by the largest herd (or shared)")
+    report.paragraph("Run time: " + ", ".join(f"{k} {v:.1f}s" for k, v in seconds.items()) + ".")
+    return report.write(reports / f"{name}.md")
+
+
+def _findings(edges: pd.DataFrame) -> str:
+    lines = []
+    for row in edges.itertuples():
+        verdict = ("no detectable seat-0 edge" if row.edge_lo <= 0 <= row.edge_hi else
+                   "seat 0 is favoured" if row.edge_lo > 0 else "seat 0 is disadvantaged")
+        edge = format_interval(100 * row.edge, 100 * row.edge_lo, 100 * row.edge_hi, floatfmt="+.1f")
+        lines.append(f"- **{row.cell}**: seat 0 wins {edge} percentage points more often than the fair "
+                     f"share, over {row.decided:,} decided games: {verdict}.")
+    return "\n".join(lines)

@@ -1,0 +1,227 @@
+"""The `sheepsim` command: parse, validate, make one library call, print.
+
+Every bad input ends with one line `error: ...` on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import SheepsimError
+
+GAMES_HELP = "GAME is one of the names listed by `sheepsim games` (e.g. battlesheep)."
+
+
+def _game(name: str):
+    from .games import get_game
+    return get_game(name)
+
+
+def _rules_and_start(game, players, options, from_position):
+    """Rules plus the start position; a position file fixes players and stack size."""
+    from .options import parse_assignments
+    overrides = parse_assignments(options)
+    if from_position is None:
+        if players is None:
+            players = game.players[0]
+        return game.make_rules(players, overrides), None
+    from .games.battlesheep.position import read_position_file
+    position = read_position_file(from_position)
+    rules = game.rules_for_position(position, overrides)
+    if players is not None and players != rules.num_players:
+        raise SheepsimError(f"--players {players} differs from the position's num_players {rules.num_players}")
+    game.initial_state(rules, position)       # validates the position now, before any output
+    return rules, position
+
+
+def game_options(fn):
+    """Options shared by every command that plays games."""
+    @click.option("--players", "-p", type=int, default=None, help="Number of players (default: the game's minimum).")
+    @click.option("--policy", "policies", multiple=True, metavar="SPEC",
+                  help="Policy SPEC (`name` or `name:key=value,...`): once for all seats, or once per seat. "
+                       "See `sheepsim policies GAME`. Default: random.")
+    @click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE",
+                  help="Rule option; repeatable. See `sheepsim rules GAME`.")
+    @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+                  help="Master seed: game g uses random streams keyed by (seed, g).")
+    @click.option("--no-rotate", is_flag=True,
+                  help="Keep policy slot i on seat i in every game (default: rotate slots over seats).")
+    @click.option("--from-position", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                  help="Start every game from this position (Part A JSON), e.g. a designer's own board.")
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+class _Group(click.Group):
+    """Every failure is one line on stderr: `error: ...`, exit 2 for bad input."""
+
+    def main(self, args=None, prog_name=None, **extra):
+        extra["standalone_mode"] = False
+        try:
+            code = super().main(args=args, prog_name=prog_name or "sheepsim", **extra)
+        except SheepsimError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except click.exceptions.Abort:
+            click.echo("aborted", err=True)
+            sys.exit(1)
+        except click.ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+            click.echo(f"error: {exc.format_message()}{hint}", err=True)
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="sheepsim")
+def cli() -> None:
+    """Monte Carlo strategy analysis for Battle Sheep (and, soon, Bye-Bye Black Sheep,
+    Hiboufou and Bobby Sitter).
+
+    \b
+    Typical session:
+      sheepsim games                                   list the games
+      sheepsim rules battlesheep                       every rule option and its default
+      sheepsim policies battlesheep                    built-in policies and parameters
+      sheepsim simulate battlesheep -p 2 --games 100000 --policy greedy --policy random
+      sheepsim trace battlesheep --seed 1 --game 0     read one game move by move
+      sheepsim legal position.json                     legal moves of a position, as JSON
+      sheepsim run analyses/battlesheep-seat-advantage.toml
+      sheepsim bench battlesheep                       kernel vs reference engine speed
+    """
+
+
+@cli.command()
+def games() -> None:
+    """List the games, their player counts and engine versions."""
+    from .games import all_games
+    for g in all_games().values():
+        click.echo(f"{g.name:<14} {g.title:<24} {g.players[0]}-{g.players[1]} players   version {g.version}")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
+def rules(game: str, as_json: bool) -> None:
+    """Every rule option of GAME with its default and allowed values."""
+    g = _game(game)
+    rows = [{"name": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help} for o in g.options]
+    if as_json:
+        click.echo(json.dumps({"game": g.name, "players": list(g.players), "options": rows}, indent=1))
+        return
+    click.echo(f"{g.title} rule options (set with --option NAME=VALUE); players: {g.players[0]}-{g.players[1]}\n")
+    for r in rows:
+        click.echo(f"{r['name']}  (default: {r['default']})\n    allowed: {r['allowed']}\n    {r['help']}\n")
+
+
+@cli.command()
+@click.argument("game")
+def policies(game: str) -> None:
+    """The policies registered for GAME, with their parameters."""
+    from .policies import policies_for
+    g = _game(game)
+    for p in policies_for(g.name):
+        click.echo(f"{p.name}{'' if p.builtin else '  (user)'}\n    {p.doc}")
+        for k, (default, text) in p.params.items():
+            click.echo(f"    {p.name}:{k}=<number>  (default {default:g}) {text}")
+        click.echo("")
+
+
+@cli.command()
+@click.argument("game")
+@game_options
+@click.option("--games", "-n", "n_games", type=int, default=10_000, show_default=True, help="Number of games.")
+@click.option("--threads", "-t", type=click.IntRange(1, 256), default=None,
+              help="Worker threads (default: all cores). Results do not depend on it.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for per-game Parquet results and manifest.json; re-running resumes.")
+@click.option("--chunk-size", type=click.IntRange(1, 10_000_000), default=None,
+              help="Games per chunk (one kernel call and one Parquet file). Results do not depend on it.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def simulate(game, players, policies, options, seed, no_rotate, from_position, n_games, threads, out,
+             chunk_size, quiet) -> None:
+    """Play many games of GAME and print win rates per seat with 95% Wilson intervals."""
+    from .policies import seat_specs
+    from .runner import DEFAULT_CHUNK, simulate as run
+    from .report.summary import summary_text
+    if n_games <= 0:
+        raise SheepsimError(f"--games must be a positive number of games, not {n_games}")
+    g = _game(game)
+    rules, position = _rules_and_start(g, players, options, from_position)
+    specs = seat_specs(g.name, policies, rules.num_players)
+    result = run(g, rules, specs, n_games, seed, threads, not no_rotate, position, out,
+                 chunk_size or DEFAULT_CHUNK, progress=not quiet and sys.stderr.isatty())
+    click.echo(summary_text(g, result))
+    if out is not None:
+        click.echo(f"results: {out}/ (manifest.json + {len(list(out.glob('chunk-*.parquet')))} Parquet chunk(s))")
+
+
+@cli.command()
+@click.argument("game")
+@game_options
+@click.option("--game", "-g", "game_index", type=click.IntRange(0, None), default=0, show_default=True,
+              help="Index of the game within the run of --seed (as in simulate's `game` column).")
+@click.option("--json", "as_json", is_flag=True, help="Full state after every event, as JSON.")
+def trace(game, players, policies, options, seed, no_rotate, from_position, game_index, as_json) -> None:
+    """A readable log of one game: every decision and the board after it."""
+    from .policies import seat_specs
+    g = _game(game)
+    rules, position = _rules_and_start(g, players, options, from_position)
+    specs = seat_specs(g.name, policies, rules.num_players)
+    init = g.initial_state(rules, position)
+    click.echo(g.trace(rules, specs, seed, game_index, not no_rotate, init, as_json))
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Rule option; repeatable.")
+def legal(file: Path, options) -> None:
+    """The legal moves of the Battle Sheep position in FILE, as JSON."""
+    g = _game("battlesheep")
+    rules, position = _rules_and_start(g, None, options, file)
+    click.echo(json.dumps(g.legal(position, rules)))
+
+
+@cli.command("run")
+@click.argument("analysis", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--scale", type=click.FloatRange(0.001, 1000), default=1.0, show_default=True,
+              help="Multiply every game count (e.g. 10 for tighter intervals, 0.1 for a quick look).")
+@click.option("--reports", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
+              show_default=True, help="Folder the Markdown report and figures are written to.")
+@click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Worker threads.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def run_analysis(analysis: Path, scale: float, reports: Path, threads, quiet) -> None:
+    """Run the analysis defined in ANALYSIS (a TOML file in analyses/) and write its report."""
+    from .analysis.runner import run_file
+    path = run_file(analysis, reports, scale, threads, progress=not quiet)
+    click.echo(f"report: {path}")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--players", "-p", type=int, default=None, help="Number of players (default: the minimum).")
+@click.option("--games", "-n", "n_games", type=click.IntRange(1, None), default=1_000_000, show_default=True,
+              help="Games for the compiled kernel.")
+@click.option("--reference-games", type=click.IntRange(1, None), default=300, show_default=True,
+              help="Games for the pure-Python reference engine.")
+@click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Worker threads (default: all).")
+def bench(game, players, n_games, reference_games, threads) -> None:
+    """Games/s of the compiled kernel and of the reference engine, side by side."""
+    from .bench import bench_game
+    click.echo(bench_game(_game(game), players, n_games, reference_games, threads))
+
+
+def main() -> None:
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()

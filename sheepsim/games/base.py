@@ -1,0 +1,40 @@
+"""The contract every game module fulfils (DESIGN section 2), as one record.
+
+The runner, CLI, analyses and benchmarks only talk to a `GameSpec`; everything
+game-specific stays inside the game's package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..options import Option, Rules
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str                      # CLI name, e.g. "battlesheep"
+    title: str                     # rulebook title, e.g. "Battle Sheep"
+    version: int                   # bumped when behaviour changes; stored with results
+    players: tuple[int, int]
+    options: tuple[Option, ...]
+    turn_unit: str                 # what the `turns` column counts
+    make_rules: Callable[[int, dict[str, Any] | None], Rules]
+    to_array: Callable[[Rules], np.ndarray]
+    # (rules, position dict or None) -> start state for the kernel
+    initial_state: Callable[[Rules, dict | None], np.ndarray]
+    # (rules, position dict, option overrides) -> rules implied by a position file
+    rules_for_position: Callable[[dict, dict[str, Any]], Rules]
+    # (rules_arr, init, specs, rotate, seed, first, n) -> int32 rows
+    play_chunk: Callable[..., np.ndarray]
+    # (rows, rules, specs, seed, first) -> per-game DataFrame with the generic columns
+    frame: Callable[..., Any]
+    # (rules, specs, seed, game, rotate, init, as_json) -> text
+    trace: Callable[..., str]
+    # (position dict, rules) -> legal moves as JSON-able list
+    legal: Callable[[dict, Rules], list]
+    # (rules, n_games, rng seed) -> games/s of the pure-Python reference engine
+    reference_bench: Callable[[Rules, int, int], float]

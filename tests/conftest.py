@@ -1,0 +1,170 @@
+"""Shared helpers for the Battle Sheep kernel tests (differential, conformance, rules).
+
+Boards in the scripted tests are ASCII drawings, parsed by `parse_board`, so the
+drawing IS the test data (same convention as tests/test_battlesheep_reference.py):
+
+* Only the text after the ``|`` margin counts. Text line i is row r = r0 + i.
+* A hex sits every 2 columns and every row is shifted half a hex (1 column) right of
+  the row above, so column c of line i is q = q0 + (c - i) / 2. E is 2 columns
+  right, SE one line down and 1 column right, SW one line down and 1 column left.
+* ``.`` empty pasture; ``a``-``z`` empty pasture with a label; ``0``-``3`` a stack of
+  that seat (heights given separately in reading order, default 1); ``A``-``Z`` a
+  labelled NON-pasture position (hole, candidate tile, ...); a space is not pasture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sheepsim.games.battlesheep import engine as E
+from sheepsim.games.battlesheep import position as POS
+from sheepsim.games.battlesheep import reference as REF
+from sheepsim.games.battlesheep import rules as RU
+
+# ---------------------------------------------------------------------------
+# Boards and positions
+# ---------------------------------------------------------------------------
+
+
+def parse_board(art: str, heights=None, q0: int = 0, r0: int = 0):
+    """(cells, labels): cells {(q, r): (owner or None, height)}, labels {ch: sorted hexes}."""
+    rows = [line.split("|", 1)[1] for line in art.splitlines() if "|" in line]
+    cells: dict = {}
+    labels: dict = {}
+    stacks_in_order = []
+    for i, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch == " ":
+                continue
+            assert (c - i) % 2 == 0, f"character {ch!r} off the hex lattice at line {i} column {c}"
+            h = (q0 + (c - i) // 2, r0 + i)
+            if ch == ".":
+                cells[h] = (None, 0)
+            elif ch.islower():
+                cells[h] = (None, 0)
+                labels.setdefault(ch, []).append(h)
+            elif ch.isupper():
+                labels.setdefault(ch, []).append(h)
+            elif ch.isdigit():
+                cells[h] = (int(ch), 1)
+                stacks_in_order.append(h)
+            else:
+                raise AssertionError(f"unknown board character {ch!r}")
+    if heights is not None:
+        assert len(heights) == len(stacks_in_order), "one height per stack, in reading order"
+        for h, height in zip(stacks_in_order, heights):
+            cells[h] = (cells[h][0], height)
+    return cells, {k: sorted(v) for k, v in labels.items()}
+
+
+def position_of(art: str, num_players: int, stack_size: int, phase: str, to_move,
+                heights=None, q0: int = 0, r0: int = 0, tiles=None) -> tuple[dict, dict]:
+    """A Part A JSON position from an ASCII board, plus the labels."""
+    cells, labels = parse_board(art, heights, q0, r0)
+    pos: dict[str, Any] = {
+        "game": "battle-sheep", "version": 1, "coords": "axial",
+        "num_players": num_players, "stack_size": stack_size,
+        "phase": phase, "to_move": to_move,
+        "cells": [{"q": q, "r": r, "owner": o, "height": h} for (q, r), (o, h) in sorted(cells.items())],
+    }
+    if tiles is not None:
+        pos["tiles"] = tiles
+    return pos, labels
+
+
+def kernel_of(pos: dict, **options):
+    """(rules, rules_arr, state) of a position through the public converters."""
+    rules = POS.rules_for(pos, options)
+    ra = RU.to_array(rules)
+    return rules, ra, POS.to_state(pos, rules)
+
+
+def ref_rules(rules) -> REF.Rules:
+    """The reference engine's Rules for sheepsim Rules (the board option is not a rule there)."""
+    return REF.Rules(
+        num_players=rules.num_players,
+        tiles_per_player=rules["tiles_per_player"],
+        stack_size=rules["stack_size"],
+        start_zone=rules["start_zone"],
+        no_move=rules["no_move"],
+        final_tie=rules["final_tie"],
+        placement_order=rules["placement_order"],
+    )
+
+
+# ---------------------------------------------------------------------------
+# Moves
+# ---------------------------------------------------------------------------
+
+
+def canon(move: dict) -> tuple:
+    """A hashable key of a JSON move (tile cell order does not matter)."""
+    if "tile" in move:
+        return ("tile", tuple(sorted((int(q), int(r)) for q, r in move["tile"])))
+    if "place" in move:
+        return ("place", tuple(int(v) for v in move["place"]))
+    return ("move", tuple(int(v) for v in move["from"]), tuple(int(v) for v in move["to"]), int(move["count"]))
+
+
+def kernel_legal(s, ra) -> set:
+    """The kernel's legal moves as a set of canonical keys; asserts they are distinct."""
+    moves = POS.legal_json(s, ra)
+    keys = {canon(m) for m in moves}
+    assert len(keys) == len(moves), f"kernel lists a move twice: {moves}"
+    return keys
+
+
+def ref_legal(game) -> set:
+    moves = REF.legal_moves(game)
+    keys = {canon(m) for m in moves}
+    assert len(keys) == len(moves)
+    return keys
+
+
+def kernel_play(s, ra, move: dict) -> None:
+    """Apply a JSON move to kernel state s in place (SheepsimError if illegal)."""
+    kind, a, b, c = POS.json_to_action(s, ra, move)
+    E.step(s, ra, kind, a, b, c)
+
+
+def mv(src, dst, n) -> dict:
+    return {"from": list(src), "to": list(dst), "count": n}
+
+
+# ---------------------------------------------------------------------------
+# Outcomes
+# ---------------------------------------------------------------------------
+
+
+def outcome_row(s, ra) -> np.ndarray:
+    row = np.zeros(E.O_SIZE, dtype=np.int32)
+    E.outcome(s, ra, row)
+    return row
+
+
+def row_result(row, num_players: int) -> dict:
+    """An outcome row in the reference engine's `result` shape."""
+    mask = int(row[E.O_COWINNERS])
+    return {
+        "scores": [int(row[E.O_SCORE + t]) for t in range(num_players)],
+        "herds": [int(row[E.O_HERD + t]) for t in range(num_players)],
+        "winner": int(row[E.O_WINNER]),
+        "cowinners": [t for t in range(num_players) if mask >> t & 1],
+        "loser": int(row[E.O_LOSER]),
+    }
+
+
+def stacks_of(s) -> dict:
+    """{(q, r): (owner, height)} of a kernel state, read through the position format."""
+    return {(c["q"], c["r"]): (c["owner"], c["height"]) for c in POS.from_state(s)["cells"]
+            if c["owner"] is not None}
+
+
+def seat_sheep(s) -> list[int]:
+    """Sheep of every seat on the pasture (conservation checks)."""
+    n = int(s[E.H_NHEX])
+    owners = s[E.OWNER:E.OWNER + n]
+    heights = s[E.HEIGHT:E.HEIGHT + n]
+    return [int(heights[owners == t].sum()) for t in range(int(s[E.H_PLAYERS]))]
