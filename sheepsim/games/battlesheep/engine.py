@@ -63,6 +63,8 @@ KIND_TILE, KIND_PLACE, KIND_MOVE = 0, 1, 2
 
 DQ = np.array([1, 1, 0, -1, -1, 0], dtype=np.int32)
 DR = np.array([0, -1, -1, 0, 1, 1], dtype=np.int32)
+# direction index of a neighbour offset (dq, dr), at [(dq + 1) * 3 + dr + 1]; -1: not adjacent
+DIRECTION_OF = np.array([-1, 3, 4, 2, -1, 5, 1, 0, -1], dtype=np.int32)
 # The 2x2 rhombus in its 3 orientations (Part B 4.2); cell 0 is the anchor (0, 0).
 TILE_SHAPES = np.array([[[0, 0], [1, 0], [0, 1], [1, 1]],
                         [[0, 0], [1, -1], [1, 0], [2, -1]],
@@ -112,10 +114,10 @@ def add_hex(s, q, r):
     for j in range(i):
         dq = s[Q + j] - q
         dr = s[R + j] - r
-        for d in range(6):
-            if DQ[d] == dq and DR[d] == dr:
-                s[NBR + 6 * i + d] = j
-                s[NBR + 6 * j + (d + 3) % 6] = i
+        if abs(dq) + abs(dr) + abs(dq + dr) == 2:
+            d = DIRECTION_OF[(dq + 1) * 3 + dr + 1]
+            s[NBR + 6 * i + d] = j
+            s[NBR + 6 * j + (d + 3) % 6] = i
     s[H_NHEX] = i + 1
     return i
 
@@ -126,23 +128,22 @@ def tile_contacts(s, o, q, r):
 
     Rules: a new tile must touch the pasture along at least one side and may not
     overlap; so a tile is legal (after the first) exactly when this is >= 1.
+    The loop is branch-free so that LLVM vectorises it (hot path of random_tile).
     """
-    contacts = 0
-    for i in range(s[H_NHEX]):
-        hq = s[Q + i] - q
-        hr = s[R + i] - r
-        # tile cells lie within 2 of the anchor, so farther hexes touch nothing
-        if hq < -3 or hq > 3 or hr < -3 or hr > 3:
-            continue
-        for c in range(4):
-            dq = hq - TILE_SHAPES[o, c, 0]
-            dr = hr - TILE_SHAPES[o, c, 1]
-            if dq == 0 and dr == 0:
-                return -1
+    overlap = np.int32(0)
+    contacts = np.int32(0)
+    n = s[H_NHEX]
+    for c in range(4):
+        # int32 throughout: int64 abs does not vectorise on common x86 CPUs
+        cq = np.int32(q + TILE_SHAPES[o, c, 0])
+        cr = np.int32(r + TILE_SHAPES[o, c, 1])
+        for i in range(n):
+            dq = s[Q + i] - cq
+            dr = s[R + i] - cr
+            overlap += np.int32((dq == 0) & (dr == 0))
             # axial neighbours are exactly the offsets at hex distance 1
-            if abs(dq) + abs(dr) + abs(dq + dr) == 2:
-                contacts += 1
-    return contacts
+            contacts += np.int32(abs(dq) + abs(dr) + abs(dq + dr) == 2)
+    return -1 if overlap else contacts
 
 
 @njit(cache=True)
