@@ -87,10 +87,13 @@ def register_policy(game: str, name: str, params: dict[str, tuple[float, str]] |
 
 
 def policies_for(game: str) -> list[PolicyDef]:
+    from .games import get_game
+    get_game(game)          # importing the game registers its built-in policies
     return sorted((p for p in _REGISTRY.values() if p.game == game), key=lambda p: p.id)
 
 
 def get_policy(game: str, name: str) -> PolicyDef:
+    policies_for(game)
     try:
         return _REGISTRY[(game, name)]
     except KeyError:
