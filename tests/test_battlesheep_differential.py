@@ -24,6 +24,7 @@ import json
 import random
 
 import numpy as np
+from scipy import stats as scipy_stats
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -110,9 +111,9 @@ SMALL = {"tiles_per_player": 1, "stack_size": 4}
 # (players, option overrides, games): small boards and stacks reach end positions fast;
 # a few dozen games per player count with the boxed rules keep the real sizes honest.
 CONFIGS = [
-    (2, {}, 60),
-    (3, {}, 30),
-    (4, {}, 20),
+    (2, {}, 100),
+    (3, {}, 50),
+    (4, {}, 40),
     (2, {"tiles_per_player": 1, "stack_size": 3}, 400),
     (2, {"tiles_per_player": 2, "stack_size": 5}, 300),
     (2, {"tiles_per_player": 3, "stack_size": 6}, 150),
@@ -196,7 +197,7 @@ def test_replay_with_choose_matches_play_game_log():
 # Hypothesis: positions no policy would reach
 # ---------------------------------------------------------------------------
 
-HYP = settings(max_examples=120, deadline=None, derandomize=True,
+HYP = settings(max_examples=250, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -358,3 +359,98 @@ def test_move_positions(options, data, keep_tiles):
         return
     _compare_all_successors(s, ra, ref, data)
     _play_out(s, ra, ref, players, random.Random(data.draw(st.integers(0, 2**32), label="seed")))
+
+
+# ---------------------------------------------------------------------------
+# The uniform random policy is exactly uniform (Part A) over the reference's moves
+# ---------------------------------------------------------------------------
+
+def _draw_counts(s, ra, expected: set, draws: int, seed: int) -> dict:
+    """Counts of `draws` random-policy actions, each from a fresh stream of its own."""
+    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
+    params = np.zeros(2)
+    seat = int(s[E.H_TO_MOVE])
+    counts = dict.fromkeys(expected, 0)
+    for i in range(draws):
+        rng = streams(seed, i, 1)[0]
+        action = POL.choose(POL.RANDOM, s, ra, seat, params, rng, buf)
+        key = canon(POS.action_to_json(s, [int(x) for x in action]))
+        assert key in counts, f"draw {i}: illegal action {key}"
+        counts[key] += 1
+    return counts
+
+
+def _assert_uniform(counts: dict) -> None:
+    observed = np.array(list(counts.values()))
+    assert (observed > 0).all(), "some legal action was never drawn"
+    p = scipy_stats.chisquare(observed).pvalue
+    assert p > 0.001, f"chi-square p = {p:.2g} over {len(observed)} actions: not uniform"
+
+
+def _kernel_and_ref_after(players, opts, moves):
+    rules = RU.make(players, opts)
+    ra = RU.to_array(rules)
+    s = E.empty_state(ra)
+    ref = REF.new_game(ref_rules(rules))
+    for move in moves:
+        kind, a, b, c = POS.json_to_action(s, ra, move)
+        E.step(s, ra, kind, a, b, c)
+        ref = REF.play(ref, move)
+    return s, ra, ref
+
+
+TWO_TILES = [{"tile": [[0, 0], [1, 0], [0, 1], [1, 1]]}, {"tile": [[2, 0], [3, 0], [2, 1], [3, 1]]}]
+# a third tile in a notch, so candidate tiles have 1 to 3 contact edges (the rejection
+# sampler must undo the k-fold over-proposal of a tile with k contacts)
+THREE_TILES = TWO_TILES + [{"tile": [[1, 2], [2, 2], [1, 3], [2, 3]]}]
+
+
+def test_random_first_tile_is_uniform_over_three():
+    s, ra, ref = _kernel_and_ref_after(2, {}, [])
+    counts = _draw_counts(s, ra, ref_legal(ref), 3000, seed=1)
+    assert len(counts) == 3
+    _assert_uniform(counts)
+
+
+@pytest.mark.parametrize("tiles", [TWO_TILES, THREE_TILES], ids=["2 tiles", "3 tiles"])
+def test_random_tile_is_uniform_over_distinct_legal_tiles(tiles):
+    s, ra, ref = _kernel_and_ref_after(2, {}, tiles)
+    expected = ref_legal(ref)
+    contacts = {int(E.tile_contacts(s, *(int(x) for x in POS.json_to_action(s, ra, {"tile": list(k[1])})[1:])))
+                for k in expected}
+    assert len(contacts) >= 2           # the position really mixes contact counts
+    counts = _draw_counts(s, ra, expected, 60 * len(expected), seed=2 + len(tiles))
+    _assert_uniform(counts)
+
+
+def test_random_place_is_uniform_over_eligible_hexes():
+    # ring-2p preset after seat 0 placed: 19 eligible outer hexes, none on the hole rim
+    rules = RU.make(2, {"board": "preset:ring-2p"})
+    ra = RU.to_array(rules)
+    s = initial_state(rules)
+    E.step(s, ra, *POS.json_to_action(s, ra, {"place": [0, 0]}))
+    ref = REF.from_position(POS.from_state(s), ref_rules(rules))
+    expected = ref_legal(ref)
+    assert len(expected) == 19
+    _assert_uniform(_draw_counts(s, ra, expected, 200 * len(expected), seed=7))
+
+
+def test_random_move_is_uniform_over_stack_direction_count_triples():
+    # seat 0: (0,0) h=5 (2 open directions x 4 counts) and (3,1) h=2 (open
+    # directions x 1 count): stacks with many sheep must not be favoured per stack
+    #   |0 . . . .
+    #   | . . . 0 .
+    #   |  1 . . . .
+    pos = {"game": "battle-sheep", "num_players": 2, "stack_size": 7, "phase": "move", "to_move": 0,
+           "cells": [{"q": q, "r": r, "owner": None, "height": 0} for r in range(3) for q in range(-r, 5 - r)]}
+    for cell in pos["cells"]:
+        where = (cell["q"], cell["r"])
+        if where in ((0, 0), (3, 1), (-2, 2)):
+            cell["owner"], cell["height"] = {(0, 0): (0, 5), (3, 1): (0, 2), (-2, 2): (1, 7)}[where]
+    rules = POS.rules_for(pos)
+    ra = RU.to_array(rules)
+    s = POS.to_state(pos, rules)
+    expected = ref_legal(REF.from_position(pos, ref_rules(rules)))
+    froms = {k[1] for k in expected}
+    assert froms == {(0, 0), (3, 1)} and len(expected) > 10
+    _assert_uniform(_draw_counts(s, ra, expected, 200 * len(expected), seed=11))

@@ -123,13 +123,16 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     params = np.array([p.vector() for p in specs])
     log = np.full((P.MAX_PLIES, 4), -1, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
     users = [p for p in specs if not p.policy.builtin]
-    choose = POL.choose
-    for p in users:
-        choose = _with_user(choose, p.policy.id, p.policy.fn)
-    P.play_game(choose, arr, init, ids, params, slots, rngs, s, buf, row, log)
+    if not users:
+        P.replay(arr, init, ids, params, slots, rngs, row, log)
+    else:
+        choose = POL.choose
+        for p in users:
+            choose = _with_user(choose, p.policy.id, p.policy.fn)
+        s = np.empty(E.STATE_SIZE, dtype=np.int32)
+        buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
+        P.play_game(choose, arr, init, ids, params, slots, rngs, s, buf, row, log)
     return arr, slots, log[log[:, 0] >= 0], row
 
 

@@ -21,7 +21,10 @@ MAX_PLIES = 160     # 24 tiles + 4 placements + 4 players x 31 moves, rounded up
 N_STREAMS = 1 + MAX_PLAYERS
 
 
-@njit(cache=True)
+# Not cache=True: it takes the policy dispatcher as an argument, and numba cannot
+# disk-cache such signatures (their key holds the function object). Callers that are
+# cached (play_games, replay) carry its compiled code in their own cache entry.
+@njit
 def play_game(choose_fn, rules, init, slot_ids, slot_params, seat_slot, rngs, s, buf, row, log):
     """Play one game from state `init` to the end; write its outcome row.
 
@@ -87,6 +90,14 @@ def play_games(rules, init, slot_ids, slot_params, rotate, seed, first, out):
         # kernel that passes a dispatcher held in a plain global (measured)
         _play_block(policies.choose, rules, init, slot_ids, slot_params, rotate, seed, first, out,
                     b * n // nblocks, (b + 1) * n // nblocks)
+
+
+@njit(cache=True)
+def replay(rules, init, slot_ids, slot_params, seat_slot, rngs, row, log):
+    """One game with built-in policies, keeping its action log (for trace)."""
+    s = np.empty(STATE_SIZE, dtype=np.int32)
+    buf = np.empty((MAX_ACTIONS, 4), dtype=np.int32)
+    play_game(policies.choose, rules, init, slot_ids, slot_params, seat_slot, rngs, s, buf, row, log)
 
 
 def make_play_games(choose_fn):
