@@ -236,6 +236,6 @@ def test_run_small_analysis_writes_report(tmp_path):
     result = run("run", write(tmp_path, toml, "tiny.toml"), "--reports", str(tmp_path / "rep"), "-q")
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "tiny.md").read_text()
-    assert "## Seat advantage" in text and "2p random" in text and "3p greedy" in text and "## Provenance" in text
+    assert "](tiny/seats.png)" in text and "## Seat advantage" in text and "2p random" in text and "3p greedy" in text and "## Provenance" in text
     for fig in ("seats.png", "length.png", "scores.png", "margins.png"):
         assert (tmp_path / "rep" / "tiny" / fig).stat().st_size > 1000

@@ -60,7 +60,7 @@ def plan(spec: dict[str, Any], scale: float) -> list[Cell]:
 def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | None, progress: bool) -> Path:
     game = get_game(spec["game"])
     name = spec["name"]
-    figures = reports / name
+    figures = (reports / name).absolute()      # the report links figures relative to itself
     figures.mkdir(parents=True, exist_ok=True)
     results: dict[str, pd.DataFrame] = {}
     seconds = {}
