@@ -71,7 +71,7 @@ def test_games_end_conserve_sheep_and_respect_bounds(case):
     buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
     log = np.zeros((PL.MAX_PLIES, 4), dtype=np.int32)
     seat_slot = np.empty(E.MAX_PLAYERS, dtype=np.int64)
-    games = 150
+    games = 300
     rows = np.zeros((games, E.O_SIZE), dtype=np.int32)
     winners = set()
     for g in range(games):

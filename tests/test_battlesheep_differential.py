@@ -24,10 +24,10 @@ import json
 import random
 
 import numpy as np
-from scipy import stats as scipy_stats
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy import stats as scipy_stats
 
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import play as PL

@@ -619,3 +619,35 @@ def test_validation_sheep_totals_and_placement_and_build():
     pos = position_of("|. .\n| . .", 2, 4, "build", 0)[0]
     with pytest.raises(SheepsimError, match="to_move is 0 but in this build position it must be 1"):
         POS.to_state(pos, POS.rules_for(pos))
+
+
+def test_rule_options_are_validated_with_the_allowed_values():
+    with pytest.raises(SheepsimError, match=r"board=preset:ring-4p has 16 tiles.*presets that fit: "
+                                            r"preset:parallelogram-2p, preset:ring-2p"):
+        RU.make(2, {"board": "preset:ring-4p"})
+    with pytest.raises(SheepsimError, match=r"start_zone='holes'.*outer_perimeter \| any_edge"):
+        RU.make(2, {"start_zone": "holes"})
+    with pytest.raises(SheepsimError, match=r"stack_size=1.*2\.\.32"):
+        RU.make(2, {"stack_size": 1})
+    with pytest.raises(SheepsimError, match=r"tiles_per_player=7.*1\.\.6"):
+        RU.make(4, {"tiles_per_player": 7})
+    # a position is the board: it cannot be combined with another board option
+    with pytest.raises(SheepsimError, match="option board cannot be combined"):
+        POS.rules_for(copy.deepcopy(VALID), {"board": "random"})
+    with pytest.raises(SheepsimError, match="stack_size 4 differs from option stack_size=5"):
+        POS.rules_for(copy.deepcopy(VALID), {"stack_size": 5})
+
+
+def test_finished_player_loses_position_needs_exactly_one_blocked_seat():
+    # A0 A1 .  B1 B1   (row r=0): both seats blocked, so who was due to move (and lost)
+    # is unknown; the format has no loser field, so such a position is rejected.
+    cells = [{"q": q, "r": 0, "owner": o, "height": h}
+             for q, o, h in [(0, 0, 1), (1, 0, 1), (2, None, 0), (3, 1, 1), (4, 1, 1)]]
+    pos = {"game": "battle-sheep", "version": 1, "coords": "axial", "num_players": 2, "stack_size": 2,
+           "phase": "over", "to_move": None, "cells": cells}
+    rules = RU.make(2, {"stack_size": 2, "tiles_per_player": 2, "no_move": "player_loses"})
+    with pytest.raises(SheepsimError, match=r"exactly one blocked seat \(the loser\); blocked seats: \[0, 1\]"):
+        POS.to_state(pos, rules)
+    # with the default skip rule the same board is simply a finished, shared game
+    skip = RU.make(2, {"stack_size": 2, "tiles_per_player": 2})
+    assert POS.legal_json(POS.to_state(pos, skip), RU.to_array(skip)) == []

@@ -221,7 +221,13 @@ def _set_phase(s: np.ndarray, p: dict[str, Any], rules) -> None:
             raise _fail(f"to_move must be a seat that can move; movable seats: {movable}")
         expected = to_move if phase == PH_MOVE else None
         if phase == PH_OVER and rules["no_move"] == "player_loses":
-            s[H_LOSER] = next((t for t in range(players) if t not in movable), -1)
+            # the loser is the seat that was due to move and could not; the format has
+            # no field for it, so it is known only when exactly one seat is blocked
+            blocked = [t for t in range(players) if t not in movable]
+            if len(blocked) != 1:
+                raise _fail(f"with no_move=player_loses a finished position must have exactly one blocked seat "
+                            f"(the loser); blocked seats: {blocked}")
+            s[H_LOSER] = blocked[0]
     if to_move != expected:
         raise _fail(f"to_move is {to_move!r} but in this {p['phase']} position it must be {expected!r}")
     s[H_PHASE] = phase
