@@ -11,6 +11,13 @@ State is ONE int32 vector (`STATE_SIZE`), so it can be copied, compared and hash
     START   [MAX_HEX]            1 if a starting stack may go there (set when the
                                  pasture is complete; depends on option start_zone)
     NBR     [MAX_HEX * 6]        neighbour hex index in direction d, -1 if off pasture
+    STACKS  [MAX_PLAYERS * MAX_STACKS]  hexes of seat p's stacks at p * MAX_STACKS + k,
+                                 k < header H_NSTACKS + p, in the order they appeared
+                                 (an index over OWNER, so move generation visits only
+                                 the mover's stacks)
+    HASH    [HASH_SIZE]          1 + index of the hex stored in that slot, 0 = free:
+                                 an open-addressing table (q, r) -> hex, so tile
+                                 checks need no scan of the pasture
 
 Directions (Part A position format), index d and its axial step:
 
@@ -46,9 +53,9 @@ MAX_ACTIONS = 8192          # > 12 candidate tiles per open edge of a 96-hex pas
 
 # header: players, phase, seat to act (-1 when over), hexes, tiles placed, stacks
 # placed, sheep moves made, actions taken, seat that lost (no_move=player_loses) or
-# -1, 1 if hexes 4k..4k+3 are tile k, stack size
+# -1, 1 if hexes 4k..4k+3 are tile k, stack size, then each seat's number of stacks
 H_PLAYERS, H_PHASE, H_TO_MOVE, H_NHEX, H_NTILES, H_NPLACED, H_MOVES, H_PLIES, H_LOSER, \
-    H_TILES_KNOWN, H_STACK = range(11)
+    H_TILES_KNOWN, H_STACK, H_NSTACKS = range(12)
 HEADER = 16
 Q = HEADER
 R = Q + MAX_HEX
@@ -56,15 +63,17 @@ OWNER = R + MAX_HEX
 HEIGHT = OWNER + MAX_HEX
 START = HEIGHT + MAX_HEX
 NBR = START + MAX_HEX
-STATE_SIZE = NBR + 6 * MAX_HEX
+MAX_STACKS = 32            # a seat has at most stack_size (<= 32) stacks
+STACKS = NBR + 6 * MAX_HEX
+HASH_SIZE = 256            # power of 2, load <= MAX_HEX / HASH_SIZE = 0.375
+HASH = STACKS + MAX_PLAYERS * MAX_STACKS
+STATE_SIZE = HASH + HASH_SIZE
 
 PH_BUILD, PH_PLACE, PH_MOVE, PH_OVER = 0, 1, 2, 3
 KIND_TILE, KIND_PLACE, KIND_MOVE = 0, 1, 2
 
 DQ = np.array([1, 1, 0, -1, -1, 0], dtype=np.int32)
 DR = np.array([0, -1, -1, 0, 1, 1], dtype=np.int32)
-# direction index of a neighbour offset (dq, dr), at [(dq + 1) * 3 + dr + 1]; -1: not adjacent
-DIRECTION_OF = np.array([-1, 3, 4, 2, -1, 5, 1, 0, -1], dtype=np.int32)
 # The 2x2 rhombus in its 3 orientations (Part B 4.2); cell 0 is the anchor (0, 0).
 TILE_SHAPES = np.array([[[0, 0], [1, 0], [0, 1], [1, 1]],
                         [[0, 0], [1, -1], [1, 0], [2, -1]],
@@ -96,13 +105,24 @@ def nbr(s, i, d):
     return s[NBR + 6 * i + d]
 
 
+@njit(cache=True, inline="always")
+def _slot(q, r):
+    """Home slot of hex (q, r) in the HASH table (multiplicative hashing)."""
+    key = (q + 512) * 1024 + (r + 512)
+    return ((key * 2654435761) >> 16) & (HASH_SIZE - 1)
+
+
 @njit(cache=True)
 def hex_at(s, q, r):
-    """Index of the pasture hex at (q, r), or -1."""
-    for i in range(s[H_NHEX]):
-        if s[Q + i] == q and s[R + i] == r:
-            return i
-    return -1
+    """Index of the pasture hex at (q, r), or -1 (open addressing, linear probing)."""
+    h = _slot(q, r)
+    while True:
+        v = s[HASH + h]
+        if v == 0:
+            return -1
+        if s[Q + v - 1] == q and s[R + v - 1] == r:
+            return v - 1
+        h = (h + 1) & (HASH_SIZE - 1)
 
 
 @njit(cache=True)
@@ -111,13 +131,15 @@ def add_hex(s, q, r):
     i = s[H_NHEX]
     s[Q + i] = q
     s[R + i] = r
-    for j in range(i):
-        dq = s[Q + j] - q
-        dr = s[R + j] - r
-        if abs(dq) + abs(dr) + abs(dq + dr) == 2:
-            d = DIRECTION_OF[(dq + 1) * 3 + dr + 1]
+    for d in range(6):
+        j = hex_at(s, q + DQ[d], r + DR[d])
+        if j >= 0:
             s[NBR + 6 * i + d] = j
             s[NBR + 6 * j + (d + 3) % 6] = i
+    h = _slot(q, r)
+    while s[HASH + h] != 0:
+        h = (h + 1) & (HASH_SIZE - 1)
+    s[HASH + h] = i + 1
     s[H_NHEX] = i + 1
     return i
 
@@ -128,9 +150,12 @@ def tile_contacts(s, o, q, r):
 
     Rules: a new tile must touch the pasture along at least one side and may not
     overlap; so a tile is legal (after the first) exactly when this is >= 1.
-    The loop is branch-free so that LLVM vectorises it (hot path of random_tile).
+    Hot path of random_tile: most proposals overlap and are rejected by 4 hash
+    look-ups; the contact count is a branch-free scan that LLVM vectorises.
     """
-    overlap = np.int32(0)
+    for c in range(4):
+        if hex_at(s, q + TILE_SHAPES[o, c, 0], r + TILE_SHAPES[o, c, 1]) >= 0:
+            return -1
     contacts = np.int32(0)
     n = s[H_NHEX]
     for c in range(4):
@@ -140,10 +165,9 @@ def tile_contacts(s, o, q, r):
         for i in range(n):
             dq = s[Q + i] - cq
             dr = s[R + i] - cr
-            overlap += np.int32((dq == 0) & (dr == 0))
             # axial neighbours are exactly the offsets at hex distance 1
             contacts += np.int32(abs(dq) + abs(dr) + abs(dq + dr) == 2)
-    return -1 if overlap else contacts
+    return contacts
 
 
 @njit(cache=True)
@@ -171,12 +195,50 @@ def open_directions(s, i):
     return n
 
 
+@njit(cache=True, inline="always")
+def stack_hex(s, seat, k):
+    """Hex of the seat's k-th stack."""
+    return s[STACKS + seat * MAX_STACKS + k]
+
+
+@njit(cache=True)
+def add_stack(s, seat, i, height):
+    """Put a stack of `height` sheep of `seat` on the empty hex i."""
+    s[OWNER + i] = seat
+    s[HEIGHT + i] = height
+    s[STACKS + seat * MAX_STACKS + s[H_NSTACKS + seat]] = i
+    s[H_NSTACKS + seat] += 1
+
+
 @njit(cache=True)
 def can_move(s, seat):
-    for i in range(s[H_NHEX]):
-        if s[OWNER + i] == seat and s[HEIGHT + i] >= 2 and open_directions(s, i) > 0:
+    for k in range(s[H_NSTACKS + seat]):
+        i = stack_hex(s, seat, k)
+        if s[HEIGHT + i] >= 2 and open_directions(s, i) > 0:
             return True
     return False
+
+
+@njit(cache=True)
+def holes(s):
+    """Number of enclosed holes in the (connected) pasture, by Euler's formula.
+
+    Hexes touch only along edges, and exactly 3 meet at each corner, so the pasture
+    has the topology of the graph of hexes, adjacent pairs and mutually adjacent
+    triples: holes = 1 - (hexes - adjacent pairs + triples). Cheap, so the flood
+    fill runs only for the boards that need it.
+    """
+    n = s[H_NHEX]
+    pairs = 0
+    corners = 0
+    for i in range(n):
+        for d in range(6):
+            if nbr(s, i, d) >= 0:
+                pairs += 1
+                if nbr(s, i, (d + 1) % 6) >= 0:
+                    corners += 1
+    # each pair is seen from both hexes, each triple from all three
+    return 1 - (n - pairs // 2 + corners // 3)
 
 
 @njit(cache=True)
@@ -188,7 +250,8 @@ def _mark_start_zone(s, rules):
     one cell; its rim is all outside, so every outside cell is reached from a corner.
     """
     n = s[H_NHEX]
-    if rules[R_START_ZONE] == START_ANY:
+    if rules[R_START_ZONE] == START_ANY or holes(s) == 0:
+        # without enclosed holes every missing neighbour is the outside
         for i in range(n):
             s[START + i] = 0
             for d in range(6):
@@ -277,8 +340,7 @@ def step(s, rules, kind, a, b, c):
         else:
             s[H_TO_MOVE] = s[H_NTILES] % p
     elif kind == KIND_PLACE:
-        s[OWNER + a] = s[H_TO_MOVE]
-        s[HEIGHT + a] = rules[R_STACK]
+        add_stack(s, s[H_TO_MOVE], a, rules[R_STACK])
         s[H_NPLACED] += 1
         if s[H_NPLACED] == p:
             s[H_PHASE] = PH_MOVE
@@ -287,8 +349,7 @@ def step(s, rules, kind, a, b, c):
             s[H_TO_MOVE] = placing_seat(rules, s[H_NPLACED])
     else:
         dest = slide_end(s, a, b)
-        s[OWNER + dest] = s[OWNER + a]
-        s[HEIGHT + dest] = c
+        add_stack(s, s[OWNER + a], dest, c)
         s[HEIGHT + a] -= c
         s[H_MOVES] += 1
         _pass_turn(s, rules, (s[H_TO_MOVE] + 1) % p)
@@ -413,10 +474,7 @@ def outcome(s, rules, row):
     two = np.zeros(2, dtype=np.int32)
     key = np.zeros((p, 3), dtype=np.int64)
     for seat in range(p):
-        score = 0
-        for i in range(s[H_NHEX]):
-            if s[OWNER + i] == seat:
-                score += 1
+        score = s[H_NSTACKS + seat]     # rules: one point per pasture occupied
         herds(s, seat, two)
         row[O_SCORE + seat] = score
         row[O_HERD + seat] = two[0]
@@ -509,16 +567,18 @@ def random_move(s, rng):
     """A move uniform over (stack, direction, number of sheep) triples."""
     seat = s[H_TO_MOVE]
     total = 0
-    for i in range(s[H_NHEX]):
-        if s[OWNER + i] == seat and s[HEIGHT + i] >= 2:
+    for k in range(s[H_NSTACKS + seat]):
+        i = stack_hex(s, seat, k)
+        if s[HEIGHT + i] >= 2:
             total += open_directions(s, i) * (s[HEIGHT + i] - 1)
     pick = rand_below(rng, total)
-    for i in range(s[H_NHEX]):
-        if s[OWNER + i] != seat or s[HEIGHT + i] < 2:
+    for k in range(s[H_NSTACKS + seat]):
+        i = stack_hex(s, seat, k)
+        if s[HEIGHT + i] < 2:
             continue
         for d in range(6):
-            k = nbr(s, i, d)
-            if k < 0 or s[HEIGHT + k] != 0:
+            j = nbr(s, i, d)
+            if j < 0 or s[HEIGHT + j] != 0:
                 continue
             if pick < s[HEIGHT + i] - 1:
                 return i, d, pick + 1

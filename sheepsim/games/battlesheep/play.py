@@ -30,7 +30,8 @@ def play_game(choose_fn, rules, init, slot_ids, slot_params, seat_slot, rngs, s,
 
     If `log` has rows, action t is written to log[t] (for trace and replay).
     """
-    s[:] = init
+    for k in range(STATE_SIZE):     # an explicit loop vectorises; s[:] = init did not
+        s[k] = init[k]
     board_random = rules[R_BOARD] == BOARD_RANDOM
     t = 0
     while s[H_PHASE] != PH_OVER:

@@ -15,9 +15,9 @@ import numpy as np
 from numba import njit
 
 from ...rng import rand_below, rand_float
-from .engine import (H_NHEX, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLACE, KIND_TILE,
-                     OWNER, PH_BUILD, PH_PLACE, legal_actions, nbr, open_directions,
-                     random_move, random_place, random_tile, slide_end, tile_contacts)
+from .engine import (H_NSTACKS, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLACE, KIND_TILE,
+                     OWNER, PH_BUILD, PH_PLACE, add_stack, legal_actions, nbr, open_directions,
+                     random_move, random_place, random_tile, slide_end, stack_hex, tile_contacts)
 
 RANDOM, GREEDY = 0, 1
 # greedy's parameter vector
@@ -45,8 +45,9 @@ def mobility(s, seat):
     room to use one of them; blocked sheep and empty directions are both wasted.
     """
     total = 0
-    for i in range(s[H_NHEX]):
-        if s[OWNER + i] == seat and s[HEIGHT + i] >= 2:
+    for k in range(s[H_NSTACKS + seat]):
+        i = stack_hex(s, seat, k)
+        if s[HEIGHT + i] >= 2:
             total += min(s[HEIGHT + i] - 1, open_directions(s, i))
     return total
 
@@ -102,13 +103,13 @@ def greedy(s, rules, seat, params, rng, buf):
             i = buf[m, 1]
             count = buf[m, 3]
             dest = slide_end(s, i, buf[m, 2])
-            s[OWNER + dest] = seat
-            s[HEIGHT + dest] = count
+            add_stack(s, seat, dest, count)
             s[HEIGHT + i] -= count
             value = _evaluate(s, seat, params[P_OPPONENT])
             s[HEIGHT + i] += count
             s[HEIGHT + dest] = 0
             s[OWNER + dest] = -1
+            s[H_NSTACKS + seat] -= 1      # the new stack is the last in the seat's list
         if value > best:
             best = value
             ties = 1

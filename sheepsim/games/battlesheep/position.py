@@ -128,6 +128,10 @@ def to_state(p: dict[str, Any], rules) -> np.ndarray:
         raise _fail(f"{len(cells)} hexes is more than {players} players x tiles_per_player="
                     f"{rules['tiles_per_player']} tiles of 4 hold")
 
+    for seat in range(players):
+        total = sum(h for o, h in cells.values() if o == seat)
+        if total > stack:
+            raise _fail(f"seat {seat} has {total} sheep on the pasture; a seat has {stack} (stack_size)")
     order, tiles_known = _hex_order(p, cells)
     s = E.empty_state(R.to_array(rules))
     for q, r in order:
@@ -135,7 +139,9 @@ def to_state(p: dict[str, Any], rules) -> np.ndarray:
     if not _connected(s):
         raise _fail("the pasture is not connected (every hex must be reachable through shared edges)")
     for i, qr in enumerate(order):
-        s[OWNER + i], s[HEIGHT + i] = cells[qr]
+        owner, height = cells[qr]
+        if owner >= 0:
+            E.add_stack(s, owner, i, height)
     s[H_TILES_KNOWN] = int(tiles_known)
     s[H_NTILES] = len(order) // 4
     _set_phase(s, p, rules)
