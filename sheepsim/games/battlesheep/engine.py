@@ -432,15 +432,17 @@ def legal_actions(s, rules, buf):
 
 
 @njit(cache=True)
-def herds(s, seat, out2):
-    """Sizes of the seat's largest and second-largest herds (connected own hexes)."""
-    n = s[H_NHEX]
-    seen = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int32)
+def herds(s, seat, out2, seen, stack):
+    """Sizes of the seat's largest and second-largest herds (connected own hexes).
+
+    `seen` (bool[nhex]) and `stack` (int32[nhex]) are scratch; a hex is only ever
+    visited by its owner, so one `seen` serves every seat without a reset.
+    """
     out2[0] = 0
     out2[1] = 0
-    for i in range(n):
-        if seen[i] or s[OWNER + i] != seat:
+    for k in range(s[H_NSTACKS + seat]):
+        i = stack_hex(s, seat, k)
+        if seen[i]:
             continue
         seen[i] = True
         stack[0] = i
@@ -473,9 +475,11 @@ def outcome(s, rules, row):
     p = s[H_PLAYERS]
     two = np.zeros(2, dtype=np.int32)
     key = np.zeros((p, 3), dtype=np.int64)
+    seen = np.zeros(s[H_NHEX], dtype=np.bool_)
+    stack = np.empty(s[H_NHEX], dtype=np.int32)
     for seat in range(p):
         score = s[H_NSTACKS + seat]     # rules: one point per pasture occupied
-        herds(s, seat, two)
+        herds(s, seat, two, seen, stack)
         row[O_SCORE + seat] = score
         row[O_HERD + seat] = two[0]
         key[seat, 0] = score

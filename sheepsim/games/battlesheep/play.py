@@ -11,7 +11,7 @@ Policies are assigned to slots; in game g with rotation on, seat s is played by 
 import numpy as np
 from numba import njit, prange
 
-from ...rng import seed_streams
+from ...rng import seed_stream
 from .engine import (H_PHASE, H_TO_MOVE, KIND_TILE, MAX_ACTIONS, MAX_PLAYERS, O_ROTATION,
                      O_SIZE, PH_BUILD, PH_OVER, STATE_SIZE, outcome, random_tile, step)
 from . import policies
@@ -71,7 +71,9 @@ def _play_block(choose_fn, rules, init, slot_ids, slot_params, rotate, seed, fir
     no_log = np.empty((0, 4), dtype=np.int32)
     for i in range(lo, hi):
         g = first + i
-        seed_streams(seed, g, rngs)
+        # streams 0 (board) .. P (last seat); the unused rows of rngs stay stale
+        for k in range(1 + rules[R_PLAYERS]):
+            seed_stream(seed, g, k, rngs[k])
         rot = seat_slots(g, rules[R_PLAYERS], rotate, seat_slot)
         play_game(choose_fn, rules, init, slot_ids, slot_params, seat_slot, rngs, s, buf, out[i], no_log)
         out[i, O_ROTATION] = rot
