@@ -82,7 +82,10 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="sheepsim")
-def cli() -> None:
+@click.option("--plugin", "plugins", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE.py", help="Import a Python file that registers policies (@register_policy) "
+                                      "before running the command; repeatable.")
+def cli(plugins) -> None:
     """Monte Carlo strategy analysis for Battle Sheep (and, soon, Bye-Bye Black Sheep,
     Hiboufou and Bobby Sitter).
 
@@ -96,7 +99,11 @@ def cli() -> None:
       sheepsim legal position.json                     legal moves of a position, as JSON
       sheepsim run analyses/battlesheep-seat-advantage.toml
       sheepsim bench battlesheep                       kernel vs reference engine speed
+      sheepsim --plugin mypolicy.py simulate battlesheep --policy mine --policy greedy
     """
+    from .policies import load_plugin
+    for path in plugins:
+        load_plugin(path)
 
 
 @cli.command()

@@ -131,6 +131,29 @@ def seat_specs(game: str, specs: list[str] | tuple[str, ...], num_players: int) 
     return [parse_spec(game, s) for s in specs]
 
 
+def load_plugin(path) -> None:
+    """Import a user's Python file so that its @register_policy decorators run."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise SheepsimError(f"plugin {path} does not exist (give the path of a .py file)")
+    name = f"sheepsim_plugin_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise SheepsimError(f"plugin {path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SheepsimError:
+        raise
+    except Exception as exc:      # the user's code: report it in one line
+        raise SheepsimError(f"plugin {path} failed to import: {type(exc).__name__}: {exc}")
+
+
 def describe(policy: PolicyDef) -> dict[str, Any]:
     return {"name": policy.name, "builtin": policy.builtin, "doc": policy.doc,
             "params": {k: {"default": d, "help": h} for k, (d, h) in policy.params.items()}}

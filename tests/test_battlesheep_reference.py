@@ -42,42 +42,13 @@ from sheepsim.games.battlesheep.reference import (
     to_position,
 )
 
+from conftest import parse_board
+
 # ---------------------------------------------------------------------------
 # ASCII board helpers
 # ---------------------------------------------------------------------------
 
 
-def parse_board(art, heights=None, q0=0, r0=0):
-    """Parse an ASCII board. Returns (cells, labels).
-
-    cells: {(q, r): (owner or None, height)} for every pasture hex.
-    labels: {letter: sorted list of (q, r)}.
-    """
-    rows = [line.split("|", 1)[1] for line in art.splitlines() if "|" in line]
-    cells, labels, stacks_in_order = {}, {}, []
-    for i, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            if ch == " ":
-                continue
-            assert (c - i) % 2 == 0, f"character {ch!r} off the hex lattice at line {i} column {c}"
-            h = (q0 + (c - i) // 2, r0 + i)
-            if ch == ".":
-                cells[h] = (None, 0)
-            elif ch.islower():
-                cells[h] = (None, 0)
-                labels.setdefault(ch, []).append(h)
-            elif ch.isupper():
-                labels.setdefault(ch, []).append(h)
-            elif ch.isdigit():
-                cells[h] = (int(ch), 1)
-                stacks_in_order.append(h)
-            else:
-                raise AssertionError(f"unknown board character {ch!r}")
-    if heights is not None:
-        assert len(heights) == len(stacks_in_order), "one height per stack, in reading order"
-        for h, height in zip(stacks_in_order, heights):
-            cells[h] = (cells[h][0], height)
-    return cells, {k: sorted(v) for k, v in labels.items()}
 
 
 def position_of(art, rules, phase, to_move, heights=None, q0=0, r0=0, tiles=None):

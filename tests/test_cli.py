@@ -239,3 +239,32 @@ def test_run_small_analysis_writes_report(tmp_path):
     assert "](tiny/seats.png)" in text and "## Seat advantage" in text and "2p random" in text and "3p greedy" in text and "## Provenance" in text
     for fig in ("seats.png", "length.png", "scores.png", "margins.png"):
         assert (tmp_path / "rep" / "tiny" / fig).stat().st_size > 1000
+
+
+PLUGIN = '''
+from numba import njit
+from sheepsim.policies import register_policy
+from sheepsim.games.battlesheep import engine as E
+
+@register_policy("battlesheep", "last-legal", doc="always the last legal action")
+@njit
+def last_legal(s, rules, seat, params, rng, buf):
+    n = E.legal_actions(s, rules, buf)
+    return buf[n - 1, 0], buf[n - 1, 1], buf[n - 1, 2], buf[n - 1, 3]
+'''
+
+
+def test_plugin_registers_a_policy_for_the_cli(tmp_path):
+    plugin = write(tmp_path, PLUGIN, "lastlegal.py")
+    listed = run("--plugin", plugin, "policies", "battlesheep")
+    assert "last-legal  (user)" in listed.output and "always the last legal action" in listed.output
+    result = run("--plugin", plugin, "simulate", "battlesheep", "--games", "30", "--policy", "last-legal",
+                 "--policy", "random", "-q")
+    assert result.exit_code == 0, result.output
+    assert "last-legal" in result.output and "Win rate by policy" in result.output
+
+
+def test_bad_plugins(tmp_path):
+    assert_bad(run("--plugin", str(tmp_path / "none.py"), "games"), "does not exist")
+    assert_bad(run("--plugin", write(tmp_path, "import not_a_module_xyz", "broken.py"), "games"),
+               "failed to import", "ModuleNotFoundError")

@@ -76,6 +76,8 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
                            "draw_rate": st.attrs["draw_rate"], "draw_rate_lo": st.attrs["draw_rate_lo"],
                            "draw_rate_hi": st.attrs["draw_rate_hi"], "chi2_p": st.attrs["chi2_p"]}
                           for (label, df), st in zip(results.items(), seat_tables.values())])
+    # a p-value that underflows is "tiny", never "0"
+    edges["chi2_p"] = [f"{p:.3g}" if p > 1e-300 else "< 1e-300" for p in edges["chi2_p"]]
     seats = pd.concat([t.assign(cell=label) for label, t in seat_tables.items()], ignore_index=True)
     lengths = pd.concat([T.length_table(df).assign(cell=label) for label, df in results.items()], ignore_index=True)
     margins = pd.concat([T.margin_table(df).loc[lambda m: m.iloc[:, 0] == "all"].assign(cell=label)

@@ -11,7 +11,6 @@ Built-ins are called by integer id through `choose`, so the cached chunk kernel 
 direct calls (fast, and found in numba's disk cache by every new process).
 """
 
-import numpy as np
 from numba import njit
 
 from ...rng import rand_below, rand_float

@@ -18,7 +18,7 @@ from ...errors import SheepsimError
 from . import engine as E
 from . import rules as R
 from .engine import (H_LOSER, H_MOVES, H_NHEX, H_NPLACED, H_NTILES, H_PHASE, H_PLAYERS, H_STACK, H_TILES_KNOWN,
-                     H_TO_MOVE, HEIGHT, KIND_MOVE, KIND_PLACE, KIND_TILE, OWNER, PH_BUILD, PH_MOVE,
+                     H_TO_MOVE, HEIGHT, KIND_PLACE, KIND_TILE, OWNER, PH_BUILD, PH_MOVE,
                      PH_OVER, PH_PLACE, Q, TILE_SHAPES)
 from .engine import R as RCOL
 
