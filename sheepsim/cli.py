@@ -30,6 +30,8 @@ def _rules_and_start(game, players, options, from_position):
         if players is None:
             players = game.players[0]
         return game.make_rules(players, overrides), None
+    if game.rules_for_position is None:
+        raise SheepsimError(f"{game.name} has no position format; --from-position works for: battlesheep")
     from .games.battlesheep.position import read_position_file
     position = read_position_file(from_position)
     rules = game.rules_for_position(position, overrides)

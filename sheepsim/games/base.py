@@ -24,17 +24,19 @@ class GameSpec:
     turn_unit: str                 # what the `turns` column counts
     make_rules: Callable[[int, dict[str, Any] | None], Rules]
     to_array: Callable[[Rules], np.ndarray]
-    # (rules, position dict or None) -> start state for the kernel
+    # (rules, position dict or None) -> start state for the kernel (None for games
+    # without positions)
     initial_state: Callable[[Rules, dict | None], np.ndarray]
-    # (rules, position dict, option overrides) -> rules implied by a position file
-    rules_for_position: Callable[[dict, dict[str, Any]], Rules]
     # (rules_arr, init, specs, rotate, seed, first, n) -> int32 rows
     play_chunk: Callable[..., np.ndarray]
     # (rows, rules, specs, seed, first) -> per-game DataFrame with the generic columns
     frame: Callable[..., Any]
     # (rules, specs, seed, game, rotate, init, as_json) -> text
     trace: Callable[..., str]
-    # (position dict, rules) -> legal moves as JSON-able list
-    legal: Callable[[dict, Rules], list]
     # (rules, n_games, rng seed) -> games/s of the pure-Python reference engine
     reference_bench: Callable[[Rules, int, int], float]
+    # games with a position format (Battle Sheep) also give:
+    # (position dict, option overrides) -> rules implied by a position file
+    rules_for_position: Callable[[dict, dict[str, Any]], Rules] | None = None
+    # (position dict, rules) -> legal moves as a JSON-able list
+    legal: Callable[[dict, Rules], list] | None = None
