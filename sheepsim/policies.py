@@ -1,6 +1,6 @@
 """Policy registry: built-in and user policies register the same way.
 
-    @register_policy("battlesheep", "mine", params={"aggression": (0.5, "how often to ...")})
+    @register_policy("battlesheep", "mine", params={"aggression": (0.5, "how often to ...", 0.0, 1.0)})
     @njit
     def mine(s, rules, seat, params, rng, buf):
         ...
@@ -12,6 +12,10 @@ sweeping `mine:aggression=0.2` ... `0.8` never recompiles. Built-in policies car
 small integer id that the game's cached chunk kernel dispatches on (fast start); user
 policies get ids from USER_ID_BASE and run through a kernel compiled once per process.
 A SPEC is `name` or `name:key=value,key=value`.
+
+A parameter is declared as (default, help), (default, help, low) or (default, help, low,
+high): low and high are inclusive bounds (None for no bound), and a SPEC value outside them is rejected
+with a one-line error naming the allowed range.
 """
 
 from __future__ import annotations
@@ -35,10 +39,21 @@ class PolicyDef:
     fn: Callable
     doc: str
     params: dict[str, tuple[float, str]] = field(default_factory=dict)
+    # parameter name -> (low, high), inclusive, None for no bound; only declared ones
+    bounds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
     @property
     def builtin(self) -> bool:
         return self.id < USER_ID_BASE
+
+    def allowed(self, key: str) -> str:
+        """The allowed values of parameter `key`, as text ("any number" if unbounded)."""
+        return _range_text(*self.bounds.get(key, (None, None)))
+
+    def in_range(self, key: str, value: float) -> bool:
+        low, high = self.bounds.get(key, (None, None))
+        # written so that NaN fails any declared bound
+        return (low is None or value >= low) and (high is None or value <= high)
 
 
 @dataclass(frozen=True)
@@ -63,17 +78,52 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
+def _range_text(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"{_fmt(low)}..{_fmt(high)}"
+    if low is not None:
+        return f">= {_fmt(low)}"
+    if high is not None:
+        return f"<= {_fmt(high)}"
+    return "any number"
+
+
 _REGISTRY: dict[tuple[str, str], PolicyDef] = {}
 
 
-def register_policy(game: str, name: str, params: dict[str, tuple[float, str]] | None = None,
+ParamDecl = tuple[float, str] | tuple[float, str, float | None] | tuple[float, str, float | None, float | None]
+
+
+def _split_params(name: str, params: dict[str, ParamDecl]):
+    """(default, help) per parameter, and the declared (low, high) bounds."""
+    plain: dict[str, tuple[float, str]] = {}
+    bounds: dict[str, tuple[float | None, float | None]] = {}
+    for key, decl in params.items():
+        if not isinstance(decl, (tuple, list)) or not 2 <= len(decl) <= 4:
+            raise SheepsimError(f"policy {name} parameter {key}: declare (default, help), (default, help, low) "
+                                f"or (default, help, low, high), not {decl!r}")
+        default, text = float(decl[0]), decl[1]
+        plain[key] = (default, text)
+        low, high = (list(decl[2:]) + [None, None])[:2]
+        if low is not None or high is not None:
+            low = None if low is None else float(low)
+            high = None if high is None else float(high)
+            bounds[key] = (low, high)
+            if not ((low is None or default >= low) and (high is None or default <= high)):
+                raise SheepsimError(f"policy {name} parameter {key}: default {_fmt(default)} is outside "
+                                    f"its own range {_range_text(low, high)}")
+    return plain, bounds
+
+
+def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = None,
                     doc: str | None = None, policy_id: int | None = None):
     """Decorator registering an @njit policy for `game` under `name`.
 
-    `params` maps each parameter name to (default, help). Leave `policy_id` unset:
-    it is reserved for built-ins compiled into the game's dispatcher.
+    `params` maps each parameter name to (default, help), (default, help, low) or
+    (default, help, low, high) (inclusive bounds, None for no bound). Leave `policy_id` unset: it is reserved for
+    built-ins compiled into the game's dispatcher.
     """
-    params = dict(params or {})
+    params, bounds = _split_params(name, dict(params or {}))
     if len(params) > MAX_PARAMS:
         raise SheepsimError(f"a policy takes at most {MAX_PARAMS} parameters")
 
@@ -81,7 +131,7 @@ def register_policy(game: str, name: str, params: dict[str, tuple[float, str]] |
         user_ids = [p.id for p in _REGISTRY.values() if p.game == game and not p.builtin]
         pid = policy_id if policy_id is not None else max(user_ids, default=USER_ID_BASE - 1) + 1
         text = doc if doc is not None else " ".join((getattr(fn, "__doc__", None) or "").split())
-        _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params)
+        _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds)
         return fn
     return decorate
 
@@ -117,6 +167,9 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
             values[key] = float(text)
         except ValueError:
             raise SheepsimError(f"policy parameter {key}={text!r} is not a number")
+        if not policy.in_range(key, values[key]):
+            raise SheepsimError(f"policy {policy.name} parameter {key}={text.strip()} is out of range; "
+                                f"allowed: {policy.allowed(key)}")
     return PolicySpec(policy, tuple(values.values()))
 
 
@@ -156,4 +209,9 @@ def load_plugin(path) -> None:
 
 def describe(policy: PolicyDef) -> dict[str, Any]:
     return {"name": policy.name, "builtin": policy.builtin, "doc": policy.doc,
-            "params": {k: {"default": d, "help": h} for k, (d, h) in policy.params.items()}}
+            "params": {k: {"default": d, "help": h, **_bounds_json(policy, k)} for k, (d, h) in policy.params.items()}}
+
+
+def _bounds_json(policy: PolicyDef, key: str) -> dict[str, float]:
+    low, high = policy.bounds.get(key, (None, None))
+    return {name: v for name, v in (("low", low), ("high", high)) if v is not None}

@@ -5,12 +5,14 @@ from __future__ import annotations
 from ..errors import SheepsimError
 from .base import GameSpec
 
-_ALIASES = {"battle-sheep": "battlesheep"}
+_ALIASES = {"battle-sheep": "battlesheep", "bye-bye-black-sheep": "blacksheep", "black-sheep": "blacksheep"}
 
 
 def _load() -> dict[str, GameSpec]:
     from .battlesheep.game import GAME as battlesheep
-    return {g.name: g for g in (battlesheep,)}
+    from .blacksheep.game import GAME as blacksheep
+    from .pig.game import GAME as pig
+    return {g.name: g for g in (battlesheep, blacksheep, pig)}
 
 
 def all_games() -> dict[str, GameSpec]:

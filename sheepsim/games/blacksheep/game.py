@@ -1,0 +1,240 @@
+"""Bye-Bye Black Sheep: the public wrapper (validate and convert in Python, compute in kernels)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...policies import PolicySpec, register_policy
+from ...rng import streams
+from ..base import GameSpec
+from . import engine as E
+from . import play as P
+from . import policies as POL
+from . import rules as R
+from .model import DECISION_NAMES, KIND_NAMES, PHASE_NAMES, species_of
+
+register_policy("blacksheep", "random", policy_id=POL.RANDOM,
+                doc="uniform over the legal decisions at every decision point (draw from each opponent or "
+                    "stop; every Eagle request or skip; every Mole/Magpie take or none; every placement or "
+                    "done)")(POL.random_policy)
+register_policy("blacksheep", "threshold", policy_id=POL.THRESHOLD,
+                params={"k": (3.0, "stop once k cards lie on the table", 0.0, 40.0)},
+                doc="draws from the opponent with the largest hand until k cards lie on the table, then "
+                    "stops; effects and placement as described in `play_special` (Eagle: ask for the most "
+                    "wanted species an opponent is known to hold; Mole: take the most wanted card; Magpie: "
+                    "take the most valuable zoo card; place the species closest to a triplet)")(POL.threshold)
+register_policy("blacksheep", "risk", policy_id=POL.RISK,
+                params={"p": (0.25, "stop when the next draw is a Black Sheep with probability above p", 0.0, 1.0),
+                        "w": (0.0, "if > 0, also stop when (1 - q) < q * w * placements a stop allows now",
+                              0.0, 100.0)},
+                doc="draws from the largest hand (Black Sheep chance q = 1 / its size) and stops when q > p "
+                    "or, with w > 0, when drawing has negative value; effects and placement as `threshold`"
+                )(POL.risk)
+
+
+def initial_state(rules, position: dict | None = None) -> np.ndarray:
+    """Every game is dealt from its own stream; the kernel needs no start state."""
+    return np.zeros(1, dtype=np.int32)
+
+
+_user_kernels: dict[tuple, Any] = {}
+
+
+def _chooser(specs: list[PolicySpec]):
+    from numba import njit
+    choose = POL.choose
+    for p in specs:
+        if p.policy.builtin:
+            continue
+        previous, uid, fn = choose, p.policy.id, p.policy.fn
+
+        @njit
+        def choose(policy_id, s, rules, seat, params, rng, buf, previous=previous, uid=uid, fn=fn):
+            if policy_id == uid:
+                return fn(s, rules, seat, params, rng, buf)
+            return previous(policy_id, s, rules, seat, params, rng, buf)
+    return choose
+
+
+def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+    out = np.zeros((n, E.O_SIZE), dtype=np.int32)
+    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
+    params = np.array([p.vector() for p in specs])
+    users = tuple(sorted({p.policy.id for p in specs if not p.policy.builtin}))
+    if users:
+        if users not in _user_kernels:
+            _user_kernels[users] = P.make_play_games(_chooser(specs))
+        kernel = _user_kernels[users]
+    else:
+        kernel = P.play_games
+    kernel(rules_arr, init, ids, params, rotate, np.uint64(seed), first, out)
+    return out
+
+
+def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
+    p = rules.num_players
+    n = len(rows)
+    rotation = rows[:, E.O_ROTATION].astype(np.int8)
+    df = pd.DataFrame({
+        "game": np.arange(first, first + n, dtype=np.int64),
+        "seed": np.full(n, seed, dtype=np.uint64),
+        "rotation": rotation,
+        "num_players": np.full(n, p, dtype=np.int8),
+        "winner": rows[:, E.O_WINNER].astype(np.int8),
+        "cowinners": rows[:, E.O_COWINNERS].astype(np.int8),
+        "turns": rows[:, E.O_TURNS].astype(np.int32),
+        "capped": rows[:, E.O_CAPPED].astype(bool),
+        "draws": rows[:, E.O_DRAWS].astype(np.int32),
+        "decisions": rows[:, E.O_DECISIONS].astype(np.int32),
+    })
+    labels = np.array([s.label for s in specs])
+    for seat in range(p):
+        df[f"score_{seat}"] = rows[:, E.O_TRIPLETS + seat].astype(np.int8)      # triplets
+    for seat in range(p):
+        df[f"zoo_{seat}"] = rows[:, E.O_ZOO + seat].astype(np.int8)
+    for seat in range(p):
+        df[f"policy_{seat}"] = pd.Categorical(labels[(seat + rotation) % p], categories=sorted(set(labels)))
+    return df
+
+
+def _replay(rules, specs, seed: int, game: int, rotate: bool):
+    arr = R.to_array(rules)
+    p = rules.num_players
+    rngs = streams(seed, game, P.N_STREAMS)
+    slots = np.array([(seat + (game % p if rotate else 0)) % p for seat in range(E.MAX_PLAYERS)], dtype=np.int64)
+    ids = np.array([s.policy.id for s in specs], dtype=np.int64)
+    params = np.array([s.vector() for s in specs])
+    log = np.full((200_000, 5), -9, dtype=np.int32)
+    row = np.zeros(E.O_SIZE, dtype=np.int32)
+    if all(s.policy.builtin for s in specs):
+        P.replay(arr, ids, params, slots, rngs, row, log)
+    else:
+        s = np.empty(E.STATE_SIZE, dtype=np.int32)
+        buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
+        P.play_game(_chooser(specs), arr, ids, params, slots, rngs, s, buf, row, log)
+    return arr, rngs, slots, log[log[:, 0] != -9], row
+
+
+def to_dict(s: np.ndarray) -> dict[str, Any]:
+    """The full state (hidden hands included) as JSON-able data, in the canonical
+    format shared with the reference engine."""
+    p = int(s[E.H_PLAYERS])
+
+    def rows(base):
+        return [[int(x) for x in s[base + q * E.NK: base + (q + 1) * E.NK]] for q in range(p)]
+    return {
+        "phase": int(s[E.H_PHASE]), "actor": int(s[E.H_ACTOR]), "active": int(s[E.H_ACTIVE]),
+        "turn": int(s[E.H_TURN]), "hands": rows(E.HAND), "zoos": rows(E.ZOO),
+        "joker_species": [int(s[E.JOKER_AS + q]) for q in range(p)],
+        "table": [int(k) for k in s[E.TABLE:E.TABLE + s[E.H_NTABLE]]],
+        "pile": [int(k) for k in s[E.PILE:E.PILE + s[E.H_NPILE]][::-1]],
+        "set_aside": rows(E.ASIDE), "magpie_in_play": bool(s[E.H_MAGPIE_IN]), "draws": int(s[E.H_DRAWS]),
+        "limit": int(s[E.H_LIMIT]), "placed": int(s[E.H_PLACED]), "source": int(s[E.H_SOURCE]),
+        "winner": int(s[E.H_WINNER]), "capped": bool(s[E.H_CAPPED]),
+    }
+
+
+def _cards(counts) -> str:
+    parts = [f"{c}x {KIND_NAMES[k]}" if c > 1 else KIND_NAMES[k] for k, c in enumerate(counts) if c]
+    return ", ".join(parts) or "-"
+
+
+def _zoo(s, q) -> str:
+    p_row = s[E.ZOO + q * E.NK: E.ZOO + (q + 1) * E.NK]
+    groups = [f"{species_of(k)}:{c}" for k, c in enumerate(p_row) if c and k >= 8]
+    if s[E.JOKER_AS + q]:
+        groups.append(f"Joker as {int(s[E.JOKER_AS + q])}")
+    return " ".join(groups) + f"  ({E.triplets(s, q)} triplets)"
+
+
+def describe(code: int, a: int, b: int, chance: int) -> str:
+    name = DECISION_NAMES[code]
+    if name == "draw":
+        return f"draws blindly from seat {a}: {KIND_NAMES[chance]}"
+    if name == "eagle_ask":
+        return f"Eagle: asks seat {a} for species {b}"
+    if name in ("mole_take",):
+        return f"Mole: takes {KIND_NAMES[a]}"
+    if name == "magpie_take":
+        return f"Magpie: takes {KIND_NAMES[b]} from seat {a}'s zoo"
+    if name in ("place", "white_place"):
+        what = KIND_NAMES[a] + (f" as species {b}" if a == 7 else "")
+        extra = f" (the Magpie enters at pile position {chance})" if chance >= 0 else ""
+        return ("White Sheep: places " if name == "white_place" else "places ") + what + extra
+    return name.replace("_", " ")
+
+
+def trace(rules, specs, seed: int, game: int, rotate: bool, init, as_json: bool) -> str:
+    """Every decision with its luck; hands, zoos and the pile after every turn."""
+    arr, rngs, slots, log, row = _replay(rules, specs, seed, game, rotate)
+    s = np.empty(E.STATE_SIZE, dtype=np.int32)
+    E.deal(s, arr, streams(seed, game, P.N_STREAMS)[0])
+    p = rules.num_players
+    events: list[dict[str, Any]] = [{"event": "deal", "state": to_dict(s)}]
+    lines = [f"Bye-Bye Black Sheep game {game} of seed {seed}, {p} players, rules {rules.to_json()}",
+             "seats: " + ", ".join(f"seat {t} ({specs[int(slots[t])].label})" for t in range(p))]
+    lines += _hands(s, p)
+    for seat, code, a, b, chance in log:
+        turn = int(s[E.H_TURN])
+        E.step(s, arr, int(code), int(a), int(b), int(chance))
+        text = describe(int(code), int(a), int(b), int(chance))
+        events.append({"event": DECISION_NAMES[code], "seat": int(seat), "decision": [int(code), int(a), int(b)],
+                       "chance": int(chance), "state": to_dict(s)})
+        lines.append(f"  turn {turn} seat {seat}: {text}")
+        if int(s[E.H_TURN]) != turn or s[E.H_PHASE] == 7:
+            lines += _hands(s, p)
+    result = {"winner": int(row[E.O_WINNER]), "capped": bool(row[E.O_CAPPED]), "turns": int(row[E.O_TURNS]),
+              "triplets": [int(row[E.O_TRIPLETS + q]) for q in range(p)]}
+    events.append({"event": "end", "result": result})
+    if as_json:
+        return json.dumps(events)
+    lines.append(f"{'Capped: ' if result['capped'] else ''}"
+                 f"{'draw' if result['winner'] < 0 else 'seat %d wins' % result['winner']} after "
+                 f"{result['turns']} turns; triplets {result['triplets']}")
+    return "\n".join(lines)
+
+
+def _hands(s, p) -> list[str]:
+    out = [f"    [{PHASE_NAMES[int(s[E.H_PHASE])]}] pile {int(s[E.H_NPILE])} cards"]
+    for q in range(p):
+        out.append(f"    seat {q} hand: {_cards(s[E.HAND + q * E.NK: E.HAND + (q + 1) * E.NK])}")
+        out.append(f"    seat {q} zoo:  {_zoo(s, q)}")
+    return out
+
+
+def reference_bench(rules, n_games: int, seed: int) -> float:
+    """Games/s of the reference engine, every seat playing threshold:k=3."""
+    from . import reference as ref
+    opts = rules.as_dict()
+    ref_rules = ref.Rules(**_reference_options(opts))
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    for _ in range(n_games):
+        ref.play_random_game(ref_rules, rng)
+    return n_games / (time.perf_counter() - start)
+
+
+def _reference_options(opts: dict[str, Any]) -> dict[str, Any]:
+    yes = {"yes": True, "no": False, "on": True, "off": False}
+    out = {}
+    for k, v in opts.items():
+        if k == "zoo_max_per_species":
+            out[k] = 0 if v == "none" else 3
+        elif isinstance(v, str) and v in yes:
+            out[k] = yes[v]
+        else:
+            out[k] = v
+    return out
+
+
+GAME = GameSpec(
+    name="blacksheep", title="Bye-Bye Black Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
+    turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
+    play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
+)

@@ -1,0 +1,198 @@
+"""Pig: the public wrapper (validate and convert in Python, compute in kernels).
+
+Pig is the calibration game: both seats holding at 20 with goal 100, the first player
+wins with probability 0.5347 (Neller & Presser), which tests/test_pig.py checks.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...policies import PolicySpec, register_policy
+from ..base import GameSpec
+from . import engine as E
+from . import play as P
+from . import policies as POL
+from . import reference
+from . import rules as R
+
+register_policy("pig", "random", policy_id=POL.RANDOM,
+                doc="uniform over the legal actions: a fair coin between roll and hold when both are legal "
+                    "(turn total > 0), else roll")(POL.random_policy)
+register_policy("pig", "hold", policy_id=POL.HOLD,
+                params={"t": (20.0, "turn total at which to hold (1..1000)", 1.0, 1000.0)},
+                doc="hold at t (Neller & Presser): roll until the turn total reaches t or banking it would "
+                    "reach the goal, then hold")(POL.hold)
+
+_user_kernels: dict[tuple, Any] = {}
+
+
+def initial_state(rules, position: dict | None = None) -> np.ndarray:
+    """Start state (Pig has no position format: `position` is ignored)."""
+    return E.init_state(R.to_array(rules))
+
+
+def _kernel(specs: list[PolicySpec]):
+    """The cached built-in kernel, or a per-process kernel dispatching user policies."""
+    users = tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
+                         key=lambda x: x[0]))
+    if not users:
+        return P.play_games
+    if users not in _user_kernels:
+        choose = POL.choose
+        for uid, fn in users:
+            choose = _with_user(choose, uid, fn)
+        _user_kernels[users] = P.make_play_games(choose)
+    return _user_kernels[users]
+
+
+def _with_user(previous, uid, fn):
+    from numba import njit
+
+    @njit
+    def choose(policy_id, s, rules, seat, params, rng, buf):
+        if policy_id == uid:
+            return fn(s, rules, seat, params, rng, buf)
+        return previous(policy_id, s, rules, seat, params, rng, buf)
+    return choose
+
+
+def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+    out = np.zeros((n, E.O_SIZE), dtype=np.int32)
+    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
+    params = np.array([p.vector() for p in specs])
+    _kernel(specs)(rules_arr, init, ids, params, rotate, np.uint64(seed), first, out)
+    return out
+
+
+def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
+    """Per-game results: the generic columns of every game plus Pig's `rolls`."""
+    p = rules.num_players
+    n = len(rows)
+    rotation = rows[:, E.O_ROTATION].astype(np.int8)
+    df = pd.DataFrame({
+        "game": np.arange(first, first + n, dtype=np.int64),
+        "seed": np.full(n, seed, dtype=np.uint64),
+        "rotation": rotation,
+        "num_players": np.full(n, p, dtype=np.int8),
+        "winner": rows[:, E.O_WINNER].astype(np.int8),
+        "cowinners": rows[:, E.O_COWINNERS].astype(np.int8),
+        "turns": rows[:, E.O_TURNS].astype(np.int32),
+        "capped": rows[:, E.O_CAPPED].astype(bool),
+        "rolls": rows[:, E.O_ROLLS].astype(np.int32),
+    })
+    labels = np.array([s.label for s in specs])
+    for seat in range(p):
+        df[f"score_{seat}"] = rows[:, E.O_SCORE + seat].astype(np.int32)
+    for seat in range(p):
+        df[f"policy_{seat}"] = pd.Categorical(labels[(seat + rotation) % p], categories=sorted(set(labels)))
+    return df
+
+
+def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
+    """Play game `game` exactly as the runner does, keeping its (action, face) log."""
+    arr = R.to_array(rules)
+    from ...rng import streams
+    slots = np.zeros(E.MAX_PLAYERS, dtype=np.int64)
+    P.seat_slots(game, rules.num_players, rotate, slots)
+    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
+    params = np.array([p.vector() for p in specs])
+    users = [p for p in specs if not p.policy.builtin]
+    size = P.MAX_LOG
+    while True:
+        rngs = streams(seed, game, P.N_STREAMS)
+        log = np.full((size, 2), -1, dtype=np.int32)
+        row = np.zeros(E.O_SIZE, dtype=np.int32)
+        if not users:
+            decisions = P.replay(arr, init, ids, params, slots, rngs, row, log)
+        else:
+            choose = POL.choose
+            for p in users:
+                choose = _with_user(choose, p.policy.id, p.policy.fn)
+            s = np.empty(E.STATE_SIZE, dtype=np.int32)
+            buf = np.empty(E.MAX_ACTIONS, dtype=np.int32)
+            decisions = P.play_game(choose, arr, init, ids, params, slots, rngs, s, buf, row, log)
+        if decisions <= size:
+            return arr, slots, log[:decisions], row
+        size = int(decisions)     # a long game: replay it with a log that fits
+
+
+def state_dict(s: np.ndarray) -> dict[str, Any]:
+    """A kernel state as JSON: scores, turn_total, to_act (None when over), turns, rolls."""
+    to_act = int(s[E.S_TO_ACT])
+    return {"scores": [int(s[E.S_SCORE + t]) for t in range(E.MAX_PLAYERS)], "turn_total": int(s[E.S_TURN]),
+            "to_act": None if to_act < 0 else to_act, "turns": int(s[E.S_TURNS]), "rolls": int(s[E.S_ROLLS])}
+
+
+def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as_json: bool) -> str:
+    """Every roll and hold of one game with the scores; or JSON events with the full state."""
+    arr, slots, log, row = _replay(rules, specs, seed, game, rotate, init)
+    s = init.copy()
+    seat_label = {seat: specs[int(slots[seat])].label for seat in range(rules.num_players)}
+    events: list[dict[str, Any]] = [{"event": "start", "state": state_dict(s)}]
+    lines = [f"Pig game {game} of seed {seed}, {rules.num_players} players, rules {rules.to_json()}",
+             "seats: " + ", ".join(f"seat {t} ({seat_label[t]})" for t in seat_label)]
+    for action, face in log:
+        seat = int(s[E.S_TO_ACT])
+        total, score = int(s[E.S_TURN]), int(s[E.S_SCORE + seat])
+        if total == 0:
+            lines.append(f"turn {int(s[E.S_TURNS]) + 1}: seat {seat} ({seat_label[seat]}), "
+                         f"scores {int(s[E.S_SCORE])}-{int(s[E.S_SCORE + 1])}")
+        E.step(s, arr, int(action), int(face))
+        if action == E.ACT_HOLD:
+            event = {"event": "hold", "seat": seat, "banked": total}
+            text = f"  holds: banks {total}, score {score} -> {score + total}"
+            if s[E.S_TO_ACT] < 0 and score + total >= rules["goal"]:
+                text += f" (reaches the goal {rules['goal']})"
+        elif face == E.BUST:
+            event = {"event": "roll", "seat": seat, "face": 1, "bust": True, "lost": total}
+            text = f"  rolls 1: bust, loses the turn total {total}"
+        else:
+            event = {"event": "roll", "seat": seat, "face": int(face), "bust": False}
+            text = f"  rolls {int(face)}: turn total {int(s[E.S_TURN])}"
+        event["state"] = state_dict(s)
+        events.append(event)
+        lines.append(text)
+    result = _result_dict(row)
+    events.append({"event": "end", "result": result})
+    if as_json:
+        return json.dumps(events, indent=1)
+    lines.append(_describe_result(result))
+    return "\n".join(lines)
+
+
+def _result_dict(row: np.ndarray) -> dict[str, Any]:
+    return {"winner": int(row[E.O_WINNER]),
+            "cowinners": [t for t in range(E.MAX_PLAYERS) if row[E.O_COWINNERS] >> t & 1],
+            "scores": [int(row[E.O_SCORE + t]) for t in range(E.MAX_PLAYERS)],
+            "turns": int(row[E.O_TURNS]), "rolls": int(row[E.O_ROLLS]), "capped": bool(row[E.O_CAPPED])}
+
+
+def _describe_result(r: dict[str, Any]) -> str:
+    scores = f"scores {r['scores'][0]}-{r['scores'][1]}, {r['turns']} turns, {r['rolls']} rolls"
+    if r["capped"]:
+        return f"Draw: the turn cap ended the game. {scores}"
+    return f"Seat {r['winner']} wins. {scores}"
+
+
+def reference_bench(rules, n_games: int, seed: int) -> float:
+    """Games/s of the pure-Python reference engine under the uniform random policy."""
+    ref_rules = reference.Rules(goal=rules["goal"], turn_cap=rules["turn_cap"])
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    for _ in range(n_games):
+        reference.play_random_game(ref_rules, rng)
+    return n_games / (time.perf_counter() - start)
+
+
+GAME = GameSpec(
+    name="pig", title="Pig", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
+    turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
+    play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
+)
