@@ -307,15 +307,16 @@ def _refill(s, p):
 def _end_turn(s, rules):
     p = s[H_PLAYERS]
     a = s[H_ACTIVE]
+    wolf = rules[R_WOLF] == 1     # set-aside cards exist only with the Wolf
     before = rules[R_WOLF_RETURN] == 0
-    if before:
+    if wolf and before:
         _return_aside(s)
     # rules: the other players refill, clockwise from the next player
     for k in range(1, p):
         _refill(s, (a + k) % p)
     if rules[R_REFILL] == 1:
         _refill(s, a)
-    if not before:
+    if wolf and not before:
         _return_aside(s)
     s[H_TURN] += 1
     s[H_DRAWS] = 0
@@ -351,7 +352,7 @@ def _cap_winner(s):
     return -1 if tied else best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sample_chance(s, rules, code, a, b, rng):
     """The chance outcome of a decision, drawn from `rng`; -1 if it has none.
 
@@ -372,7 +373,7 @@ def sample_chance(s, rules, code, a, b, rng):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step(s, rules, code, a, b, chance):
     """Apply a legal decision (model.py codes) with its chance outcome."""
     s[H_DECISIONS] += 1

@@ -34,7 +34,7 @@ def random_policy(s, rules, seat, params, rng, buf):
     return buf[m, 0], buf[m, 1], buf[m, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_target(s, seat, rng):
     """The opponent with the largest hand: each hand holds exactly one Black Sheep, so
     that draw is the least likely to end the turn (ties at random). Returns (o, h)."""
@@ -54,7 +54,7 @@ def draw_target(s, seat, rng):
     return best, best_h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _want(s, seat, sp):
     """How much the seat wants species sp: its zoo count plus hand count, 0 once the
     zoo holds a triplet of it (a 4th card scores nothing)."""
@@ -166,7 +166,7 @@ def play_special(s, rules, seat, rng):
     return PLACE, kind, sp
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_or_stop(s, rules, seat, rng, stop):
     """STOP if wanted and allowed (option must_draw_first), else draw from the largest hand."""
     if stop and not (rules[R_MUST_DRAW] == 1 and s[H_DRAWS] == 0):
@@ -175,7 +175,7 @@ def _draw_or_stop(s, rules, seat, rng, stop):
     return DRAW_FROM, o, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def threshold(s, rules, seat, params, rng, buf):
     """Draw (from the largest hand) until k cards lie on the table, then stop."""
     if s[H_PHASE] != DRAW:
@@ -183,7 +183,7 @@ def threshold(s, rules, seat, params, rng, buf):
     return _draw_or_stop(s, rules, seat, rng, s[H_NTABLE] >= params[P_K])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def risk(s, rules, seat, params, rng, buf):
     """Stop when the next draw (from the largest hand, so q = 1 / its size) is a Black
     Sheep with probability q > p, or, with w > 0, when its value turns negative:
@@ -202,7 +202,7 @@ def risk(s, rules, seat, params, rng, buf):
     return _draw_or_stop(s, rules, seat, rng, stop)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(policy_id, s, rules, seat, params, rng, buf):
     if policy_id == THRESHOLD:
         return threshold(s, rules, seat, params, rng, buf)
