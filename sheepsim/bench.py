@@ -19,7 +19,7 @@ t0 = time.perf_counter()
 from sheepsim.games import get_game
 from sheepsim.policies import seat_specs
 g = get_game({game!r}); r = g.make_rules({players}, {{}})
-specs = seat_specs(g.name, ["random"], r.num_players)
+specs = seat_specs(g.name, [g.bench_policy], r.num_players)
 g.play_chunk(g.to_array(r), g.initial_state(r, None), specs, True, 0, 0, 1)
 print(time.perf_counter() - t0)
 """
@@ -38,9 +38,9 @@ def bench_game(game, players: int | None, n_games: int, reference_games: int, th
     from .policies import seat_specs
     from .runner import set_threads
 
-    players = players or game.players[0]
+    players = players or game.bench_players or game.players[0]
     rules = game.make_rules(players, {})
-    specs = seat_specs(game.name, ["random"], players)
+    specs = seat_specs(game.name, [game.bench_policy], players)
     with tempfile.TemporaryDirectory() as empty:
         cold = _start_seconds(game.name, players, empty)
     _start_seconds(game.name, players, None)          # make sure the package cache is filled
@@ -53,9 +53,9 @@ def bench_game(game, players: int | None, n_games: int, reference_games: int, th
     for first in range(0, n_games, chunk):
         game.play_chunk(arr, init, specs, True, 1, first, min(chunk, n_games - first))
     kernel = n_games / (time.perf_counter() - start)
-    reference = game.reference_bench(rules, reference_games, 1)
+    reference = game.reference_bench(rules, reference_games, 1, game.bench_policy)
     return "\n".join([
-        f"{game.title}, {players} players, uniform random policy, complete games (building, placement, moves)",
+        f"{game.title}, {players} players, every seat {game.bench_policy}: {game.bench_workload}",
         f"{'engine':<22}{'games':>12}{'games/s':>14}",
         f"{'compiled kernel':<22}{n_games:>12,}{kernel:>14,.0f}   ({threads} thread{'s' if threads > 1 else ''})",
         f"{'reference (Python)':<22}{reference_games:>12,}{reference:>14,.0f}   (1 thread)",

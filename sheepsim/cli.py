@@ -140,7 +140,7 @@ def policies(game: str) -> None:
     for p in policies_for(g.name):
         click.echo(f"{p.name}{'' if p.builtin else '  (user)'}\n    {p.doc}")
         for k, (default, text) in p.params.items():
-            click.echo(f"    {p.name}:{k}=<number>  (default {default:g}) {text}")
+            click.echo(f"    {p.name}:{k}=<number>  (default {default:g}; allowed {p.allowed(k)}) {text}")
         click.echo("")
 
 

@@ -496,7 +496,7 @@ def test_hold_parameter_is_range_checked():
         with pytest.raises(SheepsimError, match=r"hold parameter t=.* is out of range; allowed: 1\.\.1000"):
             parse_spec("pig", f"hold:t={bad}")
     assert describe(get_policy("pig", "hold"))["params"]["t"] == {
-        "default": 20.0, "help": "turn total at which to hold (1..1000)", "low": 1.0, "high": 1000.0}
+        "default": 20.0, "help": "turn total at which to hold", "low": 1.0, "high": 1000.0}
 
 
 def test_register_policy_bounds_are_generic(monkeypatch):
@@ -570,7 +570,7 @@ def test_cli_simulate_rules_policies_games():
     assert rules.exit_code == 0 and "goal  (default: 100)" in rules.output and "integer 10..1000" in rules.output
     assert "turn_cap" in rules.output
     policies = run_cli("policies", "pig").output
-    assert "random" in policies and "hold:t=<number>  (default 20)" in policies
+    assert "random" in policies and "hold:t=<number>  (default 20; allowed 1..1000)" in policies
 
 
 def test_cli_simulate_writes_rolls_and_generic_columns(tmp_path):

@@ -33,8 +33,13 @@ class GameSpec:
     frame: Callable[..., Any]
     # (rules, specs, seed, game, rotate, init, as_json) -> text
     trace: Callable[..., str]
-    # (rules, n_games, rng seed) -> games/s of the pure-Python reference engine
-    reference_bench: Callable[[Rules, int, int], float]
+    # (rules, n_games, rng seed, policy SPEC) -> games/s of the pure-Python reference engine
+    reference_bench: Callable[[Rules, int, int, str], float]
+    # what `sheepsim bench` plays: players (None = the minimum), one policy SPEC for
+    # every seat, and a description of the workload
+    bench_players: int | None = None
+    bench_policy: str = "random"
+    bench_workload: str = "uniform random policy, complete games"
     # games with a position format (Battle Sheep) also give:
     # (position dict, option overrides) -> rules implied by a position file
     rules_for_position: Callable[[dict, dict[str, Any]], Rules] | None = None

@@ -116,3 +116,43 @@ def margin_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], t
     ax.set_title(title)
     ax.legend(fontsize="small")
     return _save(fig, path)
+
+
+def heatmap(values: np.ndarray, rows: list[float], cols: list[float], path: str | os.PathLike[str], title: str,
+            xlabel: str, ylabel: str, fair: float | None = None) -> Path:
+    """A rate matrix (rows x cols) as a colour map with the rate written in each cell;
+    with `fair`, the colours diverge around the fair share so above/below reads at once."""
+    fig, (ax,) = _figure(0.45 * len(rows) + 1.6)
+    from matplotlib.colors import TwoSlopeNorm
+    norm = TwoSlopeNorm(vcenter=fair, vmin=0.0, vmax=1.0) if fair is not None else None
+    image = ax.imshow(values, cmap="RdBu_r" if fair is not None else "viridis", aspect="auto", norm=norm)
+    ax.set_xticks(range(len(cols)), [f"{c:g}" for c in cols])
+    ax.set_yticks(range(len(rows)), [f"{r:g}" for r in rows])
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            ax.text(j, i, f"{values[i, j]:.0%}", ha="center", va="center", fontsize="x-small")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize="small")
+    fig.colorbar(image, ax=ax, format=PercentFormatter(1.0))
+    return _save(fig, path)
+
+
+def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray, best: np.ndarray,
+               path: str | os.PathLike[str], title: str, xlabel: str, fair: float | None = None) -> Path:
+    """Win rate against one field as a line with its interval ribbon; the settings that
+    cannot be told apart from the best are marked (optima are sets)."""
+    fig, (ax,) = _figure(3.4)
+    ax.fill_between(x, lo, hi, alpha=0.25, label="95% Wilson interval")
+    ax.plot(x, rate, marker="o", label="win rate")
+    xs = np.asarray(x)
+    ax.scatter(xs[best], np.asarray(rate)[best], s=90, facecolors="none", edgecolors="red", zorder=3,
+               label="best set")
+    if fair is not None:
+        ax.axhline(fair, color="grey", linestyle="--", label="fair share")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("win rate")
+    ax.set_title(title, fontsize="small")
+    ax.legend(fontsize="small")
+    return _save(fig, path)

@@ -26,8 +26,9 @@ register_policy("battlesheep", "random", policy_id=POL.RANDOM,
                     "tiles uniform over distinct legal hex sets, starting hex uniform over eligible hexes, "
                     "moves uniform over (stack, direction, number of sheep) triples")(POL.random_policy)
 register_policy("battlesheep", "greedy", policy_id=POL.GREEDY,
-                params={"epsilon": (0.0, "probability of playing a uniformly random action instead"),
-                        "opponent": (1.0, "weight of the mean opponent mobility (0 = ignore opponents)")},
+                params={"epsilon": (0.0, "probability of playing a uniformly random action instead", 0.0, 1.0),
+                        "opponent": (1.0, "weight of the mean opponent mobility (0 = ignore opponents, "
+                                          "< 0 = help them)", -100.0, 100.0)},
                 doc="one-ply heuristic: builds the tile sharing the most edges with the pasture; places on "
                     "the hex with the most empty hexes in straight lines; moves to maximise own mobility "
                     "(per stack min(height-1, open directions)) minus `opponent` x mean opponent mobility; "
@@ -191,7 +192,7 @@ def legal(position: dict, rules) -> list:
     return POS.legal_json(s, R.to_array(rules))
 
 
-def reference_bench(rules, n_games: int, seed: int) -> float:
+def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> float:
     """Games/s of the pure-Python reference engine under the uniform random policy."""
     ref_rules = reference.Rules(num_players=rules.num_players, tiles_per_player=rules["tiles_per_player"],
                                 stack_size=rules["stack_size"], start_zone=rules["start_zone"],
@@ -209,4 +210,5 @@ GAME = GameSpec(
     turn_unit="sheep moves", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     rules_for_position=POS.rules_for, play_chunk=play_chunk, frame=frame, trace=trace, legal=legal,
     reference_bench=reference_bench,
+    bench_workload="uniform random policy, complete games (building, placement, moves)",
 )

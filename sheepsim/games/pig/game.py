@@ -26,7 +26,7 @@ register_policy("pig", "random", policy_id=POL.RANDOM,
                 doc="uniform over the legal actions: a fair coin between roll and hold when both are legal "
                     "(turn total > 0), else roll")(POL.random_policy)
 register_policy("pig", "hold", policy_id=POL.HOLD,
-                params={"t": (20.0, "turn total at which to hold (1..1000)", 1.0, 1000.0)},
+                params={"t": (20.0, "turn total at which to hold", 1.0, 1000.0)},
                 doc="hold at t (Neller & Presser): roll until the turn total reaches t or banking it would "
                     "reach the goal, then hold")(POL.hold)
 
@@ -181,7 +181,7 @@ def _describe_result(r: dict[str, Any]) -> str:
     return f"Seat {r['winner']} wins. {scores}"
 
 
-def reference_bench(rules, n_games: int, seed: int) -> float:
+def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> float:
     """Games/s of the pure-Python reference engine under the uniform random policy."""
     ref_rules = reference.Rules(goal=rules["goal"], turn_cap=rules["turn_cap"])
     rng = random.Random(seed)

@@ -1,0 +1,51 @@
+"""Policy sweeps: best sets from paired outcomes, and a small end-to-end sweep."""
+
+from __future__ import annotations
+
+import numpy as np
+from click.testing import CliRunner
+
+from sheepsim.analysis.sweep import best_set
+from sheepsim.cli import cli
+
+
+def test_best_set_keeps_ties_and_drops_clear_losers():
+    rng = np.random.default_rng(0)
+    base = rng.random(20_000)
+    wins = np.stack([
+        (base < 0.50).astype(np.int8),          # best
+        (rng.random(20_000) < 0.50).astype(np.int8),   # same rate, unpaired noise: not separable
+        (base < 0.40).astype(np.int8),          # 10 points worse: out
+    ])
+    best, keep = best_set(wins, 0.95)
+    assert best in (0, 1) and keep.tolist() == [True, True, False]
+
+
+def test_best_set_uses_pairing():
+    # identical games but for 30 wins out of 20,000 (0.15 points): independent samples could
+    # never tell them apart, paired outcomes on common seeds can
+    wins = np.zeros((2, 20_000), dtype=np.int8)
+    wins[:, :10_000] = 1
+    wins[1, 10_000:10_030] = 1
+    best, keep = best_set(wins, 0.95)
+    assert best == 1 and keep.tolist() == [False, True]
+
+
+def test_pig_sweep_report(tmp_path):
+    toml = tmp_path / "pig.toml"
+    toml.write_text('name = "pigs"\nkind = "policy_sweep"\ngame = "pig"\nseed = 3\nplayers = [2]\npolicy = "hold"\n'
+                    'param = "t"\nvalues = [5, 20]\nfield_values = [20]\ngames = 3000\nconfirm_games = 3000\n')
+    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "pigs.md").read_text()
+    assert "| 5 |" in text and "| 20 |" in text and "in_best_set" in text
+    assert (tmp_path / "rep" / "pigs" / "sweep-2p.png").stat().st_size > 1000
+
+
+def test_sweep_rejects_bad_values(tmp_path):
+    toml = tmp_path / "bad.toml"
+    toml.write_text('kind = "policy_sweep"\ngame = "blacksheep"\nplayers = [3]\npolicy = "threshold"\n'
+                    'param = "k"\nvalues = [-1, 2]\n')
+    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep")])
+    assert result.exit_code == 2 and "out of range" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "rep").exists()
