@@ -49,3 +49,24 @@ def test_sweep_rejects_bad_values(tmp_path):
     result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep")])
     assert result.exit_code == 2 and "out of range" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "rep").exists()
+
+
+def test_rule_variants_report(tmp_path):
+    toml = tmp_path / "v.toml"
+    toml.write_text('name = "v"\nkind = "rule_variants"\ngame = "blacksheep"\nseed = 5\nplayers = [3]\n'
+                    'policy = "threshold:k=6"\ngames = 400\n[variants]\nbase = {}\nwolf = { wolf = "on" }\n')
+    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "v.md").read_text()
+    assert "| 3 | base |" in text and "| 3 | wolf |" in text and "turns_change" in text
+    # the baseline compared with itself changes nothing
+    assert "| 3 | base | threshold:k=6 | 400 |" in text and "| 0 [0, 0] | n/a |" in text
+    assert (tmp_path / "rep" / "v" / "variants.png").stat().st_size > 1000
+
+
+def test_rule_variants_rejects_bad_variant(tmp_path):
+    toml = tmp_path / "v.toml"
+    toml.write_text('kind = "rule_variants"\ngame = "blacksheep"\nplayers = [3]\n[variants]\nbase = {}\n'
+                    'odd = { wolf = "sometimes" }\n')
+    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep")])
+    assert result.exit_code == 2 and "wolf" in result.output and "off | on" in result.output

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import SheepsimError
 
-KINDS = ("seat_advantage", "policy_sweep")
+KINDS = ("seat_advantage", "policy_sweep", "rule_variants")
 COMMON = {"name", "title", "kind", "game", "seed", "description"}
 
 
@@ -38,8 +38,8 @@ def load(path: Path) -> dict[str, Any]:
 def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None = None,
              progress: bool = True) -> Path:
     spec = load(path)
-    from . import seat_advantage, sweep
-    kinds = {"seat_advantage": seat_advantage, "policy_sweep": sweep}
+    from . import seat_advantage, sweep, variants
+    kinds = {"seat_advantage": seat_advantage, "policy_sweep": sweep, "rule_variants": variants}
     module = kinds[spec["kind"]]
     unknown = set(spec) - COMMON - set(module.KEYS)
     if unknown:

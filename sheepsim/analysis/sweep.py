@@ -138,7 +138,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool) -
                          "best_set": [p.values[i] for i in np.flatnonzero(keep)]})
         br = pd.DataFrame(rows)
         equilibria = [r["field"] for r in rows if r["field"] in r["best_set"]]
-        confirm = _confirm(game, rules, p, br, equilibria, seed + 1, threads)
+        confirm, confirmed = _confirm(game, rules, p, br, equilibria, seed + 1, threads)
         summary.append((n, equilibria, confirm))
         report.heading(f"{n} players")
         if len(p.field_values) == 1:
@@ -160,7 +160,9 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool) -
                              f"worse than the best at {p.confidence:.0%} (paired on common seeds, Bonferroni)")
         report.paragraph(_equilibrium_text(p, n, equilibria, confirm))
         if equilibria:
-            _play_at(report, game, rules, _spec(game.name, p.field_policy, p.param, equilibria[0]),
+            # play at an equilibrium that fresh seeds confirmed, if any
+            at = confirmed[0] if confirmed else equilibria[0]
+            _play_at(report, game, rules, _spec(game.name, p.field_policy, p.param, at),
                      p.confirm_games, seed + 2, threads, figures, n)
     report.heading("Summary", level=2)
     report.paragraph("\n".join(f"- **{n} players**: symmetric equilibrium {p.param} in "
@@ -217,9 +219,12 @@ def _halfwidth(games: int, n: int) -> float:
     return (hi - lo) / 2
 
 
-def _confirm(game, rules, p: Plan, br: pd.DataFrame, equilibria: list[float], seed: int, threads) -> str:
-    """Re-run the best set against each equilibrium field on fresh seeds."""
+def _confirm(game, rules, p: Plan, br: pd.DataFrame, equilibria: list[float], seed: int,
+             threads) -> tuple[str, list[float]]:
+    """Re-run the best set against each equilibrium field on fresh seeds; returns the
+    text and the fields that stay in their own best set there."""
     parts = []
+    confirmed = []
     for y in equilibria:
         cands = br.loc[br["field"] == y, "best_set"].iloc[0]
         wins = np.stack([focal_wins(game, rules, _spec(game.name, p.policy, p.param, x),
@@ -228,10 +233,12 @@ def _confirm(game, rules, p: Plan, br: pd.DataFrame, equilibria: list[float], se
         best, keep = best_set(wins, p.confidence)
         rate = wins.mean(axis=1)
         lo, hi = wilson_interval(int(wins[best].sum()), wins.shape[1])
+        if any(cands[i] == y for i in np.flatnonzero(keep)):
+            confirmed.append(y)
         parts.append(f"against field {y:g}: best {cands[best]:g} "
                      f"({format_interval(rate[best], lo, hi, percent=True)}), "
                      f"set {{{', '.join(f'{cands[i]:g}' for i in np.flatnonzero(keep))}}}")
-    return "; ".join(parts)
+    return "; ".join(parts), confirmed
 
 
 def _equilibrium_text(p: Plan, n: int, equilibria: list[float], confirm: str) -> str:

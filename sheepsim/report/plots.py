@@ -156,3 +156,27 @@ def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     ax.set_title(title, fontsize="small")
     ax.legend(fontsize="small")
     return _save(fig, path)
+
+
+def variant_plot(table: pd.DataFrame, path: str | os.PathLike[str], title: str) -> Path:
+    """Two panels per variant row: paired change in mean length, and the seat-0 edge,
+    each with its interval (a tornado-style comparison against the baseline)."""
+    fig = Figure(figsize=(WIDTH, 0.32 * len(table) + 1.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2, sharey=True)
+    labels = [f"{p}p {v}" for p, v in zip(table["players"], table["variant"])]
+    y = np.arange(len(table))
+    change = table["turns_change"].to_numpy()
+    left.errorbar(change, y, xerr=[change - table["turns_change_lo"], table["turns_change_hi"] - change],
+                  fmt="o", capsize=3)
+    left.axvline(0, color="grey", linestyle="--")
+    left.set_yticks(y, labels)
+    left.invert_yaxis()
+    left.set_xlabel("change in mean turns vs baseline")
+    edge = table["edge"].to_numpy()
+    right.errorbar(edge, y, xerr=[edge - table["edge_lo"], table["edge_hi"] - edge], fmt="o", capsize=3)
+    right.axvline(0, color="grey", linestyle="--")
+    right.xaxis.set_major_formatter(PercentFormatter(1.0))
+    right.set_xlabel("seat-0 edge over 1/P")
+    fig.suptitle(title)
+    return _save(fig, path)
