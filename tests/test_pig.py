@@ -11,7 +11,6 @@ simulation of the kernel whose 99.9% Wilson interval must contain it.
 from __future__ import annotations
 
 import json
-import random
 
 import numba
 import numpy as np
