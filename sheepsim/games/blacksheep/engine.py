@@ -153,14 +153,14 @@ def deal(s, rules, rng):
 
 # --- card movements (knowledge follows public events) ------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _receive(s, p, kind):
     """A card into p's hand, unseen by the others (deal, refill)."""
     s[HAND + p * NK + kind] += 1
     s[SIZE + p] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _receive_public(s, p, kind):
     """A face-up card into p's hand: everybody now knows p holds it."""
     _receive(s, p, kind)
@@ -168,7 +168,7 @@ def _receive_public(s, p, kind):
         s[KNOWN + (o * MAX_PLAYERS + p) * NK + kind] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lose(s, p, kind):
     """A card leaves p's hand face up: p holds one fewer of that kind, and a lower
     bound on it can only drop by one."""
@@ -180,13 +180,13 @@ def _lose(s, p, kind):
             s[i] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_table(s, kind):
     s[TABLE + s[H_NTABLE]] = kind
     s[H_NTABLE] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _table_to_hand(s, p):
     """All table cards into p's hand (stop, Black Sheep, failed Eagle); returns how many."""
     n = s[H_NTABLE]
@@ -198,13 +198,13 @@ def _table_to_hand(s, p):
 
 # --- zoo, Magpie, win ----------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def species_count(s, p, sp):
     """Cards of species sp (1-based) in p's zoo, a Joker bound to it included."""
     return s[ZOO + p * NK + ANIMAL + sp - 1] + (1 if s[JOKER_AS + p] == sp else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def triplets(s, p):
     t = 0
     for sp in range(1, s[H_SPECIES] + 1):
@@ -213,7 +213,7 @@ def triplets(s, p):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def zoo_cards(s, p):
     total = 0
     for k in range(NK):
@@ -221,7 +221,7 @@ def zoo_cards(s, p):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def magpie_triggers(s, placer, kind):
     """Does placing `kind` make the Magpie enter play (Part B 1.6)?
 
@@ -242,7 +242,7 @@ def magpie_triggers(s, placer, kind):
     return distinct >= 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(s, rules, placer, kind, sp, chance):
     """Hand -> zoo, then the Magpie entry check and the win check (rules: after every
     placement). `chance` is the Magpie's pile position when it is shuffled in."""
@@ -273,7 +273,7 @@ def _place(s, rules, placer, kind, sp, chance):
 
 # --- turn structure ----------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _stop(s, rules):
     """Voluntary stop or failed Eagle: take the table, then place up to N - 2."""
     a = s[H_ACTIVE]
@@ -286,7 +286,7 @@ def _stop(s, rules):
     s[H_SOURCE] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _return_aside(s):
     for p in range(s[H_PLAYERS]):
         for k in range(NK):
@@ -296,14 +296,14 @@ def _return_aside(s):
             s[ASIDE + p * NK + k] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refill(s, p):
     while s[SIZE + p] < s[H_HAND_LIMIT] and s[H_NPILE] > 0:
         s[H_NPILE] -= 1
         _receive(s, p, s[PILE + s[H_NPILE]])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(s, rules):
     p = s[H_PLAYERS]
     a = s[H_ACTIVE]
@@ -335,7 +335,7 @@ def _end_turn(s, rules):
     s[H_PHASE] = DRAW
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cap_winner(s):
     """Option cap_resolution=most_triplets: most triplets, then most zoo cards."""
     best = -1
@@ -425,14 +425,14 @@ def step(s, rules, code, a, b, chance):
         _end_turn(s, rules)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _back_to_drawing(s):
     s[H_PHASE] = DRAW
     s[H_ACTOR] = s[H_ACTIVE]
     s[H_SOURCE] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _resolve(s, rules, source, kind):
     """Effect of a card just drawn blindly from `source` (Part B 1.6)."""
     a = s[H_ACTIVE]
@@ -482,7 +482,7 @@ def _put(buf, m, code, a, b):
     return m + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _room(s, rules, p, sp):
     """May species sp go into p's zoo (option zoo_max_per_species)?"""
     return rules[R_ZOO_MAX] == 0 or species_count(s, p, sp) < 3

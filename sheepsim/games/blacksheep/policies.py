@@ -64,7 +64,7 @@ def _want(s, seat, sp):
     return z + s[HAND + seat * NK + ANIMAL + sp - 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_placement(s, rules, seat, code, rng):
     """(kind, species) to place: the species closest to a triplet in the zoo (ties:
     more in hand, then at random); a Joker only to complete a triplet. (-1, 0): none."""
@@ -92,7 +92,7 @@ def _best_placement(s, rules, seat, code, rng):
     return best_kind, best_sp
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_special(s, rules, seat, rng):
     """Documented play of every decision except when to stop drawing:
 
