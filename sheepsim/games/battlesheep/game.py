@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...policies import PolicySpec, register_policy
+from .. import kernels as K
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -34,7 +35,6 @@ register_policy("battlesheep", "greedy", policy_id=POL.GREEDY,
                     "(per stack min(height-1, open directions)) minus `opponent` x mean opponent mobility; "
                     "ties broken at random")(POL.greedy)
 
-_user_kernels: dict[tuple, Any] = {}
 
 
 def initial_state(rules, position: dict | None = None) -> np.ndarray:
@@ -51,65 +51,20 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return s
 
 
-def _kernel(specs: list[PolicySpec]):
-    """The cached built-in kernel, or a per-process kernel dispatching user policies."""
-    users = tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
-                         key=lambda x: x[0]))
-    if not users:
-        return P.play_games
-    if users not in _user_kernels:
-        choose = POL.choose
-        for uid, fn in users:
-            choose = _with_user(choose, uid, fn)
-        _user_kernels[users] = P.make_play_games(choose)
-    return _user_kernels[users]
-
-
-def _with_user(previous, uid, fn):
-    from numba import njit
-
-    @njit
-    def choose(policy_id, s, rules, seat, params, rng, buf):
-        if policy_id == uid:
-            return fn(s, rules, seat, params, rng, buf)
-        return previous(policy_id, s, rules, seat, params, rng, buf)
-    return choose
-
-
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    out = np.zeros((n, E.O_SIZE), dtype=np.int32)
-    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
-    params = np.array([p.vector() for p in specs])
-    _kernel(specs)(rules_arr, init, ids, params, rotate, np.uint64(seed), first, out)
-    return out
+    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
-    """Per-game results: the generic columns of every game plus Battle Sheep's own."""
-    p = rules.num_players
-    n = len(rows)
-    rotation = rows[:, E.O_ROTATION].astype(np.int8)
-    df = pd.DataFrame({
-        "game": np.arange(first, first + n, dtype=np.int64),
-        "seed": np.full(n, seed, dtype=np.uint64),
-        "rotation": rotation,
-        "num_players": np.full(n, p, dtype=np.int8),
-        "winner": rows[:, E.O_WINNER].astype(np.int8),
-        "cowinners": rows[:, E.O_COWINNERS].astype(np.int8),
-        "turns": rows[:, E.O_MOVES].astype(np.int16),
-        "capped": np.zeros(n, dtype=bool),          # Battle Sheep always ends (every move adds a stack)
-        "tiebreak": rows[:, E.O_TIEBREAK].astype(bool),
-        "loser": rows[:, E.O_LOSER].astype(np.int8),
-        "plies": rows[:, E.O_PLIES].astype(np.int16),
-        "hexes": rows[:, E.O_HEXES].astype(np.int16),
-    })
-    labels = np.array([s.label for s in specs])
-    for seat in range(p):
-        df[f"score_{seat}"] = rows[:, E.O_SCORE + seat].astype(np.int8)
-    for seat in range(p):
-        df[f"herd_{seat}"] = rows[:, E.O_HERD + seat].astype(np.int8)
-    for seat in range(p):
-        df[f"policy_{seat}"] = pd.Categorical(labels[(seat + rotation) % p], categories=sorted(set(labels)))
+    """Per-game results: the generic columns of every game plus Battle Sheep's own.
+    Battle Sheep always ends (every move adds a stack), so `capped` is always False."""
+    df = K.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
+                 {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
+                  "turns": (E.O_MOVES, np.int16),
+                  "tiebreak": (E.O_TIEBREAK, bool), "loser": (E.O_LOSER, np.int8),
+                  "plies": (E.O_PLIES, np.int16), "hexes": (E.O_HEXES, np.int16)},
+                 {"score": (E.O_SCORE, np.int8), "herd": (E.O_HERD, np.int8)})
+    df.insert(df.columns.get_loc("turns") + 1, "capped", np.zeros(len(df), dtype=bool))
     return df
 
 
@@ -124,16 +79,12 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     params = np.array([p.vector() for p in specs])
     log = np.full((P.MAX_PLIES, 4), -1, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    users = [p for p in specs if not p.policy.builtin]
-    if not users:
+    if not K.user_policies(specs):
         P.replay(arr, init, ids, params, slots, rngs, row, log)
     else:
-        choose = POL.choose
-        for p in users:
-            choose = _with_user(choose, p.policy.id, p.policy.fn)
         s = np.empty(E.STATE_SIZE, dtype=np.int32)
         buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
-        P.play_game(choose, arr, init, ids, params, slots, rngs, s, buf, row, log)
+        P.play_game(K.chooser(POL.choose, specs), arr, init, ids, params, slots, rngs, s, buf, row, log)
     return arr, slots, log[log[:, 0] >= 0], row
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ...policies import PolicySpec, register_policy
 from ...rng import streams
+from .. import kernels as K
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -43,64 +44,18 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return np.zeros(1, dtype=np.int32)
 
 
-_user_kernels: dict[tuple, Any] = {}
-
-
-def _chooser(specs: list[PolicySpec]):
-    from numba import njit
-    choose = POL.choose
-    for p in specs:
-        if p.policy.builtin:
-            continue
-        previous, uid, fn = choose, p.policy.id, p.policy.fn
-
-        @njit
-        def choose(policy_id, s, rules, seat, params, rng, buf, previous=previous, uid=uid, fn=fn):
-            if policy_id == uid:
-                return fn(s, rules, seat, params, rng, buf)
-            return previous(policy_id, s, rules, seat, params, rng, buf)
-    return choose
-
-
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    out = np.zeros((n, E.O_SIZE), dtype=np.int32)
-    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
-    params = np.array([p.vector() for p in specs])
-    users = tuple(sorted({p.policy.id for p in specs if not p.policy.builtin}))
-    if users:
-        if users not in _user_kernels:
-            _user_kernels[users] = P.make_play_games(_chooser(specs))
-        kernel = _user_kernels[users]
-    else:
-        kernel = P.play_games
-    kernel(rules_arr, init, ids, params, rotate, np.uint64(seed), first, out)
-    return out
+    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
-    p = rules.num_players
-    n = len(rows)
-    rotation = rows[:, E.O_ROTATION].astype(np.int8)
-    df = pd.DataFrame({
-        "game": np.arange(first, first + n, dtype=np.int64),
-        "seed": np.full(n, seed, dtype=np.uint64),
-        "rotation": rotation,
-        "num_players": np.full(n, p, dtype=np.int8),
-        "winner": rows[:, E.O_WINNER].astype(np.int8),
-        "cowinners": rows[:, E.O_COWINNERS].astype(np.int8),
-        "turns": rows[:, E.O_TURNS].astype(np.int32),
-        "capped": rows[:, E.O_CAPPED].astype(bool),
-        "draws": rows[:, E.O_DRAWS].astype(np.int32),
-        "decisions": rows[:, E.O_DECISIONS].astype(np.int32),
-    })
-    labels = np.array([s.label for s in specs])
-    for seat in range(p):
-        df[f"score_{seat}"] = rows[:, E.O_TRIPLETS + seat].astype(np.int8)      # triplets
-    for seat in range(p):
-        df[f"zoo_{seat}"] = rows[:, E.O_ZOO + seat].astype(np.int8)
-    for seat in range(p):
-        df[f"policy_{seat}"] = pd.Categorical(labels[(seat + rotation) % p], categories=sorted(set(labels)))
-    return df
+    """Per-game results: the generic columns (score_s = triplets) plus draws,
+    decisions and zoo sizes."""
+    return K.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
+                   {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
+                    "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool), "draws": (E.O_DRAWS, np.int32),
+                    "decisions": (E.O_DECISIONS, np.int32)},
+                   {"score": (E.O_TRIPLETS, np.int8), "zoo": (E.O_ZOO, np.int8)})
 
 
 def _replay(rules, specs, seed: int, game: int, rotate: bool):
@@ -117,7 +72,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool):
     else:
         s = np.empty(E.STATE_SIZE, dtype=np.int32)
         buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
-        P.play_game(_chooser(specs), arr, ids, params, slots, rngs, s, buf, row, log)
+        P.play_game(K.chooser(POL.choose, specs), arr, ids, params, slots, rngs, s, buf, row, log)
     return arr, rngs, slots, log[log[:, 0] != -9], row
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ...policies import PolicySpec, register_policy
+from .. import kernels as K
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -30,7 +31,6 @@ register_policy("pig", "hold", policy_id=POL.HOLD,
                 doc="hold at t (Neller & Presser): roll until the turn total reaches t or banking it would "
                     "reach the goal, then hold")(POL.hold)
 
-_user_kernels: dict[tuple, Any] = {}
 
 
 def initial_state(rules, position: dict | None = None) -> np.ndarray:
@@ -38,61 +38,16 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return E.init_state(R.to_array(rules))
 
 
-def _kernel(specs: list[PolicySpec]):
-    """The cached built-in kernel, or a per-process kernel dispatching user policies."""
-    users = tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
-                         key=lambda x: x[0]))
-    if not users:
-        return P.play_games
-    if users not in _user_kernels:
-        choose = POL.choose
-        for uid, fn in users:
-            choose = _with_user(choose, uid, fn)
-        _user_kernels[users] = P.make_play_games(choose)
-    return _user_kernels[users]
-
-
-def _with_user(previous, uid, fn):
-    from numba import njit
-
-    @njit
-    def choose(policy_id, s, rules, seat, params, rng, buf):
-        if policy_id == uid:
-            return fn(s, rules, seat, params, rng, buf)
-        return previous(policy_id, s, rules, seat, params, rng, buf)
-    return choose
-
-
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    out = np.zeros((n, E.O_SIZE), dtype=np.int32)
-    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
-    params = np.array([p.vector() for p in specs])
-    _kernel(specs)(rules_arr, init, ids, params, rotate, np.uint64(seed), first, out)
-    return out
+    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
     """Per-game results: the generic columns of every game plus Pig's `rolls`."""
-    p = rules.num_players
-    n = len(rows)
-    rotation = rows[:, E.O_ROTATION].astype(np.int8)
-    df = pd.DataFrame({
-        "game": np.arange(first, first + n, dtype=np.int64),
-        "seed": np.full(n, seed, dtype=np.uint64),
-        "rotation": rotation,
-        "num_players": np.full(n, p, dtype=np.int8),
-        "winner": rows[:, E.O_WINNER].astype(np.int8),
-        "cowinners": rows[:, E.O_COWINNERS].astype(np.int8),
-        "turns": rows[:, E.O_TURNS].astype(np.int32),
-        "capped": rows[:, E.O_CAPPED].astype(bool),
-        "rolls": rows[:, E.O_ROLLS].astype(np.int32),
-    })
-    labels = np.array([s.label for s in specs])
-    for seat in range(p):
-        df[f"score_{seat}"] = rows[:, E.O_SCORE + seat].astype(np.int32)
-    for seat in range(p):
-        df[f"policy_{seat}"] = pd.Categorical(labels[(seat + rotation) % p], categories=sorted(set(labels)))
-    return df
+    return K.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
+                   {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
+                    "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool), "rolls": (E.O_ROLLS, np.int32)},
+                   {"score": (E.O_SCORE, np.int32)})
 
 
 def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
@@ -103,7 +58,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     P.seat_slots(game, rules.num_players, rotate, slots)
     ids = np.array([p.policy.id for p in specs], dtype=np.int64)
     params = np.array([p.vector() for p in specs])
-    users = [p for p in specs if not p.policy.builtin]
+    users = K.user_policies(specs)
     size = P.MAX_LOG
     while True:
         rngs = streams(seed, game, P.N_STREAMS)
@@ -112,12 +67,9 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
         if not users:
             decisions = P.replay(arr, init, ids, params, slots, rngs, row, log)
         else:
-            choose = POL.choose
-            for p in users:
-                choose = _with_user(choose, p.policy.id, p.policy.fn)
             s = np.empty(E.STATE_SIZE, dtype=np.int32)
             buf = np.empty(E.MAX_ACTIONS, dtype=np.int32)
-            decisions = P.play_game(choose, arr, init, ids, params, slots, rngs, s, buf, row, log)
+            decisions = P.play_game(K.chooser(POL.choose, specs), arr, init, ids, params, slots, rngs, s, buf, row, log)
         if decisions <= size:
             return arr, slots, log[:decisions], row
         size = int(decisions)     # a long game: replay it with a log that fits

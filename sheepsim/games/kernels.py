@@ -1,0 +1,82 @@
+"""Python-side machinery every game wrapper shares: policy dispatch for user
+policies, the chunk call, and the generic result columns (DESIGN 5 and 8).
+
+Built-in policies run in each game's cached `play_games` kernel, dispatched by id.
+User policies are chained in front of the game's built-in `choose` (an @njit closure
+per user policy) and run in a kernel that `make_play_games` compiles once per process.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ..policies import PolicySpec
+
+_kernels: dict[tuple, Any] = {}
+
+
+def with_user(previous: Callable, uid: int, fn: Callable) -> Callable:
+    """A dispatcher that calls `fn` for policy id `uid` and `previous` otherwise."""
+    from numba import njit
+
+    @njit
+    def choose(policy_id, s, rules, seat, params, rng, buf):
+        if policy_id == uid:
+            return fn(s, rules, seat, params, rng, buf)
+        return previous(policy_id, s, rules, seat, params, rng, buf)
+    return choose
+
+
+def chooser(builtin: Callable, specs: list[PolicySpec]) -> Callable:
+    """The game's built-in dispatcher with every user policy of `specs` in front."""
+    choose = builtin
+    for uid, fn in sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
+                          key=lambda x: x[0]):
+        choose = with_user(choose, uid, fn)
+    return choose
+
+
+def user_policies(specs: list[PolicySpec]) -> bool:
+    return any(not p.policy.builtin for p in specs)
+
+
+def play_chunk(play, builtin: Callable, row_size: int, rules_arr: np.ndarray, init: np.ndarray,
+               specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+    """Rows of games first .. first + n - 1; `play` is the game's play module
+    (with `play_games` and `make_play_games`), `builtin` its `choose`."""
+    out = np.zeros((n, row_size), dtype=np.int32)
+    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
+    params = np.array([p.vector() for p in specs])
+    if user_policies(specs):
+        key = (play.__name__, tuple(sorted({p.policy.id for p in specs if not p.policy.builtin})))
+        if key not in _kernels:
+            _kernels[key] = play.make_play_games(chooser(builtin, specs))
+        kernel = _kernels[key]
+    else:
+        kernel = play.play_games
+    kernel(rules_arr, init, ids, params, rotate, np.uint64(seed), first, out)
+    return out
+
+
+def frame(rows: np.ndarray, specs: list[PolicySpec], seed: int, first: int, players: int, rotation_col: int,
+          columns: dict[str, tuple[int, Any]], per_seat: dict[str, tuple[int, Any]]) -> pd.DataFrame:
+    """Per-game results with the generic columns (game, seed, rotation, num_players,
+    policy_s) plus `columns` {name: (row column, dtype)} and `per_seat`
+    {prefix: (first row column, dtype)} giving prefix_0 .. prefix_{P-1}."""
+    n = len(rows)
+    rotation = rows[:, rotation_col].astype(np.int8)
+    df = pd.DataFrame({"game": np.arange(first, first + n, dtype=np.int64),
+                       "seed": np.full(n, seed, dtype=np.uint64), "rotation": rotation,
+                       "num_players": np.full(n, players, dtype=np.int8)})
+    for name, (col, dtype) in columns.items():
+        df[name] = rows[:, col].astype(dtype)
+    for prefix, (col, dtype) in per_seat.items():
+        for seat in range(players):
+            df[f"{prefix}_{seat}"] = rows[:, col + seat].astype(dtype)
+    labels = np.array([s.label for s in specs])
+    for seat in range(players):
+        df[f"policy_{seat}"] = pd.Categorical(labels[(seat + rotation) % players], categories=sorted(set(labels)))
+    return df
