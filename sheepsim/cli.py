@@ -88,8 +88,8 @@ class _Group(click.Group):
               metavar="FILE.py", help="Import a Python file that registers policies (@register_policy) "
                                       "before running the command; repeatable.")
 def cli(plugins) -> None:
-    """Monte Carlo strategy analysis for Battle Sheep (and, soon, Bye-Bye Black Sheep,
-    Hiboufou and Bobby Sitter).
+    """Monte Carlo strategy analysis for Battle Sheep, Bye-Bye Black Sheep and Pig
+    (Hiboufou and Bobby Sitter to come).
 
     \b
     Typical session:
@@ -99,7 +99,10 @@ def cli(plugins) -> None:
       sheepsim simulate battlesheep -p 2 --games 100000 --policy greedy --policy random
       sheepsim trace battlesheep --seed 1 --game 0     read one game move by move
       sheepsim legal position.json                     legal moves of a position, as JSON
+      sheepsim simulate blacksheep -p 3 --games 100000 --policy threshold:k=7 -o wolf=on
+      sheepsim trace blacksheep -p 3 --policy risk:p=0.18 --seed 1 --game 0
       sheepsim run analyses/battlesheep-seat-advantage.toml
+      sheepsim run analyses/blacksheep-thresholds.toml --scale 0.1   a quick look
       sheepsim bench battlesheep                       kernel vs reference engine speed
       sheepsim --plugin mypolicy.py simulate battlesheep --policy mine --policy greedy
     """
