@@ -19,7 +19,7 @@ from .engine import (H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_P
 from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
                     MAGPIE_PHASE, MAGPIE_TAKE, MOLE_NONE, MOLE_PHASE, MOLE_TAKE, MOTHER_PHASE, MOTHER_SKIP,
                     MOTHER_TAKE, PLACE, PLACE_DONE, STOP, WHITE_NONE, WHITE_PHASE, WHITE_PLACE)
-from .rules import R_MAGPIE_BREAK, R_MUST_DRAW, R_ZOO_BASIS, R_ZOO_MAX
+from .rules import R_MAGPIE_BREAK, R_MUST_DRAW, R_ZOO_BASIS
 
 RANDOM, THRESHOLD, RISK = 0, 1, 2
 P_K = 0                 # threshold: stop once k cards lie on the table
@@ -87,8 +87,7 @@ def _best_placement(s, rules, seat, code, rng):
         for sp in range(1, s[H_SPECIES] + 1):
             if species_count(s, seat, sp) == 2:
                 return JOKER, sp
-    if best_kind >= 0 and rules[R_ZOO_MAX] == 1 and species_count(s, seat, best_sp) >= 3:
-        return -1, 0
+    # species with a triplet were skipped, so the choice also respects zoo_max_per_species
     return best_kind, best_sp
 
 
