@@ -80,3 +80,12 @@ def frame(rows: np.ndarray, specs: list[PolicySpec], seed: int, first: int, play
     for seat in range(players):
         df[f"policy_{seat}"] = pd.Categorical(labels[(seat + rotation) % players], categories=sorted(set(labels)))
     return df
+
+
+def games_per_second(n_games: int, play_one: Callable[[], Any]) -> float:
+    """Time `n_games` calls of `play_one` (a reference engine's whole game)."""
+    import time
+    start = time.perf_counter()
+    for _ in range(n_games):
+        play_one()
+    return n_games / (time.perf_counter() - start)

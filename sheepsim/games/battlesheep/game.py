@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from typing import Any
 
 import numpy as np
@@ -150,10 +149,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> f
                                 no_move=rules["no_move"], final_tie=rules["final_tie"],
                                 placement_order=rules["placement_order"])
     rng = random.Random(seed)
-    start = time.perf_counter()
-    for _ in range(n_games):
-        reference.play_random_game(ref_rules, rng)
-    return n_games / (time.perf_counter() - start)
+    return K.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
 
 
 GAME = GameSpec(

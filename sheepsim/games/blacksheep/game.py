@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from typing import Any
 
 import numpy as np
@@ -207,13 +206,13 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "threshold:k=6
         take = [x for x in legal if x[0] == MOTHER_TAKE]
         return take[0] if take else legal[0]
 
-    start = time.perf_counter()
-    for _ in range(n_games):
+    def play_one():
         g = ref.deal(ref_rules, rng)
         while not ref.is_over(g):
             decision = decide(g)
             g = ref.apply(g, decision, ref.random_chance(g, decision, rng))
-    return n_games / (time.perf_counter() - start)
+
+    return K.games_per_second(n_games, play_one)
 
 
 def _reference_options(opts: dict[str, Any]) -> dict[str, Any]:

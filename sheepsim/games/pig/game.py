@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from typing import Any
 
 import numpy as np
@@ -137,10 +136,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> f
     """Games/s of the pure-Python reference engine under the uniform random policy."""
     ref_rules = reference.Rules(goal=rules["goal"], turn_cap=rules["turn_cap"])
     rng = random.Random(seed)
-    start = time.perf_counter()
-    for _ in range(n_games):
-        reference.play_random_game(ref_rules, rng)
-    return n_games / (time.perf_counter() - start)
+    return K.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
 
 
 GAME = GameSpec(
