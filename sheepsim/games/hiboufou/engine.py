@@ -1,0 +1,385 @@
+"""Hiboufou kernels: state layout, deal, legal decisions, step, outcome.
+
+Rules, decisions and rulings are those of model.py (the specification); rule options
+come packed by rules.to_array (R_* slots) and the deck as an int32 array of colour
+masks by card id (rules.deck_array). State is ONE int32 vector:
+
+    header [0, HEADER)            H_* slots below
+    SIZE   [MAX_PLAYERS]          hand sizes (public)
+    HAND   [MAX_PLAYERS * MC]     seat p's card ids, ascending, in HAND[p*MC : p*MC + SIZE[p]]
+                                  (hidden from the other seats)
+    ROWN   [NSPACES]              pile heights of LEFT, CENTRE, RIGHT (0 = empty space)
+    ROW    [NSPACES * MC]         piles, bottom first: the top of space x is ROW[x*MC + ROWN[x] - 1]
+    PILE   [MC]                   the dealt draw pile, top first; cards PILE[H_PTOP:H_PEND] remain
+    NCAPT  [MAX_PLAYERS]          captured counts (public)
+    CAPT   [MAX_PLAYERS * MC]     captured card ids in capture order (each pile bottom -> top)
+    LAST   [MAX_PLAYERS]          turn of each seat's latest capture, -1 if none
+
+            LEFT        CENTRE       RIGHT
+          +-------+   +-------+   +-------+
+    top ->|ROW[..]|   |       |   |       |   neighbours: LEFT-CENTRE, CENTRE-RIGHT
+          |  ...  |   |       |   |       |
+          +-------+   +-------+   +-------+
+
+(MC = MAX_CARDS.) Only the slots below the sizes are meaningful; `deal` resets the
+header and sizes, not the whole vector. Kernels trust their inputs.
+"""
+
+import numpy as np
+from numba import njit
+
+from ...rng import rand_below
+from .model import (CAPTURE_CONDITIONS, CENTRE, DRAW, END, FREE, HAND_SIZE, HAND_EMPTIED, LEFT, MAX_PER_TURN,
+                    NSPACES, PLAY, RIGHT, STRICT, TB_FEWEST_CARDS, TB_LAST_CAPTURE)
+from .model import MAX_PLAYERS as _MODEL_MAX_PLAYERS
+from .rules import (MAX_CARDS, R_CAPTURE, R_INITIAL_SLOT, R_MANDATORY, R_MATCH_COVERED, R_PLAY_AFTER_DRAW,
+                    R_PLAYERS, R_PRIORITY, R_TIEBREAK, R_TURN_CAP)
+
+VERSION = 1
+MAX_PLAYERS = _MODEL_MAX_PLAYERS
+MC = MAX_CARDS
+# a hand holds at most every card; each card has at most 3 spaces, plus END
+MAX_DECISIONS = NSPACES * MAX_CARDS + 1
+assert len(CAPTURE_CONDITIONS) == 2
+
+(H_PLAYERS, H_NCARDS, H_ACTOR, H_TURN, H_LAID, H_DREW, H_OVER, H_CAPPED, H_PTOP, H_PEND, H_STUCK,
+ H_DECISIONS) = range(12)
+HEADER = 16
+SIZE = HEADER
+HAND = SIZE + MAX_PLAYERS
+ROWN = HAND + MAX_PLAYERS * MC
+ROW = ROWN + NSPACES
+PILE = ROW + NSPACES * MC
+NCAPT = PILE + MC
+CAPT = NCAPT + MAX_PLAYERS
+LAST = CAPT + MAX_PLAYERS * MC
+STATE_SIZE = LAST + MAX_PLAYERS
+
+# outcome row: winner (-1 if shared), cowinners as a seat bitmask, completed turns,
+# capped (0/1), forced draws made (STUCK), decisions, policy rotation, then captured
+# cards per seat
+O_WINNER, O_COWINNERS, O_TURNS, O_CAPPED, O_STUCK, O_DECISIONS, O_ROTATION = range(7)
+O_CAPTURES = 8
+O_SIZE = O_CAPTURES + MAX_PLAYERS
+
+
+@njit(cache=True, inline="always")
+def top_mask(s, deck, space):
+    """Colour mask of the top card of a space, 0 for an empty space."""
+    n = s[ROWN + space]
+    return deck[s[ROW + space * MC + n - 1]] if n > 0 else 0
+
+
+@njit(cache=True, inline="always")
+def fits(s, rules, deck, mask, space):
+    """Base legality of laying a card of colour `mask` on `space` (model "Placement")."""
+    left = s[ROWN + LEFT] > 0
+    centre = s[ROWN + CENTRE] > 0
+    right = s[ROWN + RIGHT] > 0
+    here = s[ROWN + space] > 0
+    if space == CENTRE:
+        occupied_neighbour = left or right
+    else:
+        occupied_neighbour = centre
+    # rules: new cards are laid next to existing ones, unless the row is empty
+    if not here and not occupied_neighbour and (left or centre or right):
+        return False
+    # adjacency: a colour shared with the top of every occupied neighbour
+    if space == CENTRE:
+        if left and mask & top_mask(s, deck, LEFT) == 0:
+            return False
+        if right and mask & top_mask(s, deck, RIGHT) == 0:
+            return False
+    elif centre and mask & top_mask(s, deck, CENTRE) == 0:
+        return False
+    # A-H5: also match the covered card
+    if here and rules[R_MATCH_COVERED] == 1 and mask & top_mask(s, deck, space) == 0:
+        return False
+    return True
+
+
+@njit(cache=True)
+def legal_plays(s, rules, deck, seat, buf, start):
+    """Write seat's legal (PLAY, card, space) rows to buf[start:], sorted by card then
+    space, after the empty-space priority (A-H2); return how many."""
+    n = start
+    n_empty = 0
+    prio = rules[R_PRIORITY]
+    base = HAND + seat * MC
+    for i in range(s[SIZE + seat]):
+        c = s[base + i]
+        m = deck[c]
+        for x in range(NSPACES):
+            if fits(s, rules, deck, m, x):
+                buf[n, 0] = PLAY
+                buf[n, 1] = c
+                buf[n, 2] = x
+                n += 1
+                if s[ROWN + x] == 0:
+                    n_empty += 1
+    if prio == FREE:
+        return n - start
+    any_empty = s[ROWN + LEFT] == 0 or s[ROWN + CENTRE] == 0 or s[ROWN + RIGHT] == 0
+    # fill_if_possible: only empty spaces while some card fits one;
+    # strict: only empty spaces while any space is empty
+    if n_empty > 0 or (prio == STRICT and any_empty):
+        k = start
+        for j in range(start, n):
+            if s[ROWN + buf[j, 2]] == 0:
+                buf[k, 0] = buf[j, 0]
+                buf[k, 1] = buf[j, 1]
+                buf[k, 2] = buf[j, 2]
+                k += 1
+        n = k
+    return n - start
+
+
+@njit(cache=True)
+def can_play(s, rules, deck, seat):
+    """Does seat have any legal PLAY? (The priority filter never empties a nonempty
+    base set except under strict, where only empty-space plays count.)"""
+    prio = rules[R_PRIORITY]
+    any_empty = s[ROWN + LEFT] == 0 or s[ROWN + CENTRE] == 0 or s[ROWN + RIGHT] == 0
+    base = HAND + seat * MC
+    for i in range(s[SIZE + seat]):
+        m = deck[s[base + i]]
+        for x in range(NSPACES):
+            if prio == STRICT and any_empty and s[ROWN + x] > 0:
+                continue
+            if fits(s, rules, deck, m, x):
+                return True
+    return False
+
+
+@njit(cache=True)
+def legal_decisions(s, rules, deck, buf):
+    """Fill buf (int32[MAX_DECISIONS, 3]) with the actor's sorted legal decisions
+    (model "Decisions"); return the count (0 once the game is over)."""
+    if s[H_OVER]:
+        return 0
+    n = legal_plays(s, rules, deck, s[H_ACTOR], buf, 0)
+    # after the first card a seat may always stop; before it only without mandatory_play (A-H3)
+    if s[H_LAID] > 0 or (n > 0 and rules[R_MANDATORY] == 0):
+        buf[n, 0] = END
+        buf[n, 1] = 0
+        buf[n, 2] = 0
+        n += 1
+    elif n == 0:
+        buf[0, 0] = DRAW
+        buf[0, 1] = 0
+        buf[0, 2] = 0
+        n = 1
+    return n
+
+
+# --- setup ---------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _insert(s, seat, card):
+    """Put card into seat's hand, keeping it sorted."""
+    base = HAND + seat * MC
+    i = s[SIZE + seat]
+    while i > 0 and s[base + i - 1] > card:
+        s[base + i] = s[base + i - 1]
+        i -= 1
+    s[base + i] = card
+    s[SIZE + seat] += 1
+
+
+@njit(cache=True, inline="always")
+def _remove(s, seat, card):
+    base = HAND + seat * MC
+    n = s[SIZE + seat]
+    i = 0
+    while s[base + i] != card:
+        i += 1
+    for j in range(i, n - 1):
+        s[base + j] = s[base + j + 1]
+    s[SIZE + seat] = n - 1
+
+
+@njit(cache=True)
+def setup(s, rules, deck, order):
+    """Set up from `order`, the shuffled card ids, first dealt first (model "Setup")."""
+    p = rules[R_PLAYERS]
+    n = deck.shape[0]
+    s[:HEADER] = 0
+    s[H_PLAYERS] = p
+    s[H_NCARDS] = n
+    for q in range(MAX_PLAYERS):
+        s[SIZE + q] = 0
+        s[NCAPT + q] = 0
+        s[LAST + q] = -1
+    for x in range(NSPACES):
+        s[ROWN + x] = 0
+    # 3 each, one at a time, clockwise from seat 0
+    for k in range(HAND_SIZE * p):
+        _insert(s, k % p, order[k])
+    first = CENTRE if rules[R_INITIAL_SLOT] == 0 else LEFT    # A-H1
+    s[ROW + first * MC] = order[HAND_SIZE * p]
+    s[ROWN + first] = 1
+    rest = n - HAND_SIZE * p - 1
+    for k in range(rest):
+        s[PILE + k] = order[HAND_SIZE * p + 1 + k]
+    s[H_PTOP] = 0
+    s[H_PEND] = rest
+    _check_end(s, rules, deck)    # ruling: the end test also runs right after setup
+
+
+@njit(cache=True)
+def shuffled_order(n, rng):
+    """Card ids 0..n-1 shuffled by Fisher-Yates with `rng` (first dealt first)."""
+    order = np.empty(n, dtype=np.int32)
+    for i in range(n):
+        order[i] = i
+    for i in range(n - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@njit(cache=True)
+def deal(s, rules, deck, rng):
+    """Shuffle the card ids with `rng` and set up."""
+    setup(s, rules, deck, shuffled_order(deck.shape[0], rng))
+
+
+# --- transitions ---------------------------------------------------------------------
+
+@njit(cache=True)
+def _check_end(s, rules, deck):
+    """Part B 2.5: the draw pile is empty and no seat can play; else the turn cap."""
+    if s[H_PTOP] == s[H_PEND]:
+        stuck = True
+        for q in range(s[H_PLAYERS]):
+            if can_play(s, rules, deck, q):
+                stuck = False
+                break
+        if stuck:
+            s[H_OVER] = 1
+            s[H_ACTOR] = -1
+            return
+    if s[H_TURN] >= rules[R_TURN_CAP]:
+        s[H_OVER] = 1
+        s[H_CAPPED] = 1
+        s[H_ACTOR] = -1
+
+
+@njit(cache=True)
+def _end_turn(s, rules, deck, refill):
+    seat = s[H_ACTOR]
+    if refill:
+        while s[SIZE + seat] < HAND_SIZE and s[H_PTOP] < s[H_PEND]:
+            _insert(s, seat, s[PILE + s[H_PTOP]])
+            s[H_PTOP] += 1
+    s[H_TURN] += 1
+    s[H_LAID] = 0
+    s[H_DREW] = 0
+    s[H_ACTOR] = (seat + 1) % s[H_PLAYERS]
+    _check_end(s, rules, deck)
+
+
+@njit(cache=True)
+def step(s, rules, deck, code, a, b):
+    """Apply the actor's legal decision (code, a, b) (model "Transitions")."""
+    seat = s[H_ACTOR]
+    s[H_DECISIONS] += 1
+    if code == PLAY:
+        _remove(s, seat, a)
+        h = s[ROWN + b]
+        s[ROW + b * MC + h] = a
+        s[ROWN + b] = h + 1
+        s[H_LAID] += 1
+        empty = s[SIZE + seat] == 0
+        if rules[R_CAPTURE] == HAND_EMPTIED:
+            capture = empty
+        else:
+            capture = empty and s[H_LAID] == MAX_PER_TURN
+        if capture:
+            # the whole pile the last card went on, bottom to top; the space empties
+            nc = s[NCAPT + seat]
+            for k in range(h + 1):
+                s[CAPT + seat * MC + nc + k] = s[ROW + b * MC + k]
+            s[NCAPT + seat] = nc + h + 1
+            s[ROWN + b] = 0
+            s[LAST + seat] = s[H_TURN]
+            _end_turn(s, rules, deck, True)
+        elif s[H_LAID] == MAX_PER_TURN:
+            _end_turn(s, rules, deck, True)
+    elif code == END:
+        _end_turn(s, rules, deck, True)
+    else:
+        # forced draw: the top card, or a pass when the pile is empty (A-H6)
+        s[H_STUCK] += 1
+        if s[H_PTOP] < s[H_PEND]:
+            _insert(s, seat, s[PILE + s[H_PTOP]])
+            s[H_PTOP] += 1
+        s[H_DREW] = 1
+        if not (rules[R_PLAY_AFTER_DRAW] == 1 and can_play(s, rules, deck, seat)):
+            _end_turn(s, rules, deck, False)
+
+
+@njit(cache=True)
+def outcome(s, rules, row):
+    """Write the O_* columns of a finished game into `row` (int32[O_SIZE]).
+    Most captured cards wins; ties by option tiebreak (A-H7)."""
+    p = s[H_PLAYERS]
+    best = -1
+    for q in range(p):
+        best = max(best, s[NCAPT + q])
+    tied = 0
+    for q in range(p):
+        if s[NCAPT + q] == best:
+            tied |= 1 << q
+    several = tied & (tied - 1) != 0
+    if several and rules[R_TIEBREAK] == TB_FEWEST_CARDS:
+        fewest = MC + 1
+        for q in range(p):
+            if tied >> q & 1:
+                fewest = min(fewest, s[SIZE + q])
+        keep = 0
+        for q in range(p):
+            if tied >> q & 1 and s[SIZE + q] == fewest:
+                keep |= 1 << q
+        tied = keep
+    elif several and rules[R_TIEBREAK] == TB_LAST_CAPTURE:
+        latest = -1
+        for q in range(p):
+            if tied >> q & 1:
+                latest = max(latest, s[LAST + q])
+        if latest >= 0:     # one capture per turn: the latest capturer is unique
+            keep = 0
+            for q in range(p):
+                if tied >> q & 1 and s[LAST + q] == latest:
+                    keep |= 1 << q
+            tied = keep
+    row[:] = 0
+    row[O_WINNER] = -1
+    if tied & (tied - 1) == 0:
+        for q in range(p):
+            if tied >> q & 1:
+                row[O_WINNER] = q
+    row[O_COWINNERS] = tied
+    row[O_TURNS] = s[H_TURN]
+    row[O_CAPPED] = s[H_CAPPED]
+    row[O_STUCK] = s[H_STUCK]
+    row[O_DECISIONS] = s[H_DECISIONS]
+    for q in range(p):
+        row[O_CAPTURES + q] = s[NCAPT + q]
+
+
+def to_dict(s: np.ndarray) -> dict:
+    """The state as reference.to_dict data (tests, trace)."""
+    p = int(s[H_PLAYERS])
+    return {
+        "hands": [[int(c) for c in s[HAND + q * MC: HAND + q * MC + s[SIZE + q]]] for q in range(p)],
+        "row": [[int(c) for c in s[ROW + x * MC: ROW + x * MC + s[ROWN + x]]] for x in range(NSPACES)],
+        "pile": [int(c) for c in s[PILE + s[H_PTOP]: PILE + s[H_PEND]]],
+        "captured": [[int(c) for c in s[CAPT + q * MC: CAPT + q * MC + s[NCAPT + q]]] for q in range(p)],
+        "last_capture": [int(s[LAST + q]) for q in range(p)],
+        "actor": int(s[H_ACTOR]),
+        "turn": int(s[H_TURN]),
+        "laid": int(s[H_LAID]),
+        "drew": bool(s[H_DREW]),
+        "over": bool(s[H_OVER]),
+    }

@@ -1,0 +1,227 @@
+"""Hiboufou policies (@njit) and the built-in dispatcher.
+
+Signature (DESIGN section 4): policy(s, rules, deck, seat, params, rng, buf) ->
+(code, a, b), a legal decision (model.py "Decisions") for `seat`, the actor. Hidden
+information: a policy reads only what its seat may know: its own HAND row, the ROW
+piles (faces are public), the draw pile size, hand SIZEs, captured counts NCAPT and
+the turn header (laid, drew). It never reads PILE, other hands or CAPT lists.
+
+* random:    uniform over the sorted legal decisions.
+* greedy:    capture-seeking. If the actor can still capture this turn (its hand can
+             be emptied with legal plays, laying exactly 3 cards in all under
+             played3_and_empty), it plays the first card of the legal sequence that
+             captures the biggest pile (ties: the earliest sequence in legal-list
+             order, i.e. lowest card id, then lowest space, at every step). Otherwise:
+             DRAW if that is the only decision; with more than 3 cards in hand it keeps
+             laying (to get back to a hand it can empty in one turn) on the lowest pile
+             (ties: legal-list order); else END if legal, else the PLAY on the lowest
+             pile.
+* defensive: capture when it can, exactly as greedy (a capture empties a space).
+             Otherwise it minimises the biggest pile left in the row for the next
+             seat: END leaves the current biggest pile, PLAY (c, x) leaves
+             max(height of x + 1, biggest other pile). Ties go to END when it is legal
+             (it adds no card to the row), then to the earliest PLAY in the list.
+             DRAW when that is the only decision.
+
+greedy and defensive are deterministic (they use neither params nor rng).
+"""
+
+from numba import njit
+
+from ...rng import rand_below
+from .engine import H_LAID, HAND, MC, ROWN, SIZE, legal_decisions, top_mask
+from .model import CENTRE, DRAW, END, FREE, HAND_EMPTIED, LEFT, MAX_PER_TURN, NSPACES, PLAY, RIGHT, STRICT
+from .rules import R_CAPTURE, R_MATCH_COVERED, R_PRIORITY
+
+RANDOM, GREEDY, DEFENSIVE = 0, 1, 2
+NAMES = ("random", "greedy", "defensive")
+SCRATCH_ROWS = 16
+
+
+@njit(cache=True)
+def random_policy(s, rules, deck, seat, params, rng, buf):
+    """Uniform over the legal decisions (model.py), at every decision point."""
+    n = legal_decisions(s, rules, deck, buf)
+    m = rand_below(rng, n)
+    return buf[m, 0], buf[m, 1], buf[m, 2]
+
+
+@njit(cache=True, inline="always")
+def _mfits(tops, occ, d, mask, x, match):
+    """model "Placement" on the look-ahead row tops[d], occ[d] (masks, heights)."""
+    left = occ[d, LEFT] > 0
+    centre = occ[d, CENTRE] > 0
+    right = occ[d, RIGHT] > 0
+    here = occ[d, x] > 0
+    nb = (left or right) if x == CENTRE else centre
+    if not here and not nb and (left or centre or right):
+        return False
+    if x == CENTRE:
+        if left and mask & tops[d, LEFT] == 0:
+            return False
+        if right and mask & tops[d, RIGHT] == 0:
+            return False
+    elif centre and mask & tops[d, CENTRE] == 0:
+        return False
+    if here and match and mask & tops[d, x] == 0:
+        return False
+    return True
+
+
+@njit(cache=True)
+def _cover_ok(tops, occ, d, hm, h, used, match, prio):
+    """May a pile be covered at look-ahead depth d (the A-H2 filter)? fill_if_possible:
+    only if no unused card fits an empty space; strict: only with no empty space."""
+    if prio == FREE:
+        return True
+    if occ[d, LEFT] > 0 and occ[d, CENTRE] > 0 and occ[d, RIGHT] > 0:
+        return True
+    if prio == STRICT:
+        return False
+    for j in range(h):
+        if not used >> j & 1:
+            for y in range(NSPACES):
+                if occ[d, y] == 0 and _mfits(tops, occ, d, hm[j], y, match):
+                    return False
+    return True
+
+
+@njit(cache=True)
+def best_capture(s, rules, deck, seat, buf):
+    """The first play (card, space) of the legal sequence emptying the hand that
+    captures the biggest pile this turn, and that pile's size; (-1, -1, -1) if none.
+
+    Scratch space: the last SCRATCH_ROWS rows of buf (a hand of <= 3 cards has at most
+    10 legal decisions, so they are free; avoids allocating in the inner loop)."""
+    h = s[SIZE + seat]
+    laid = s[H_LAID]
+    room = MAX_PER_TURN - laid
+    if h == 0 or h > room or (rules[R_CAPTURE] != HAND_EMPTIED and h != room):
+        return -1, -1, -1
+    match = rules[R_MATCH_COVERED] == 1
+    prio = rules[R_PRIORITY]
+    z = buf.shape[0] - SCRATCH_ROWS
+    tops = buf[z:z + 4]           # look-ahead row by depth: top masks ...
+    occ = buf[z + 4:z + 8]        # ... and pile heights
+    hm = buf[z + 8]               # hand masks
+    hc = buf[z + 9]               # hand card ids
+    seq_i = buf[z + 10]           # chosen card index by depth
+    seq_x = buf[z + 11]           # chosen space by depth
+    codes = buf[z + 12]           # loop position by depth
+    for i in range(h):
+        hc[i] = s[HAND + seat * MC + i]
+        hm[i] = deck[hc[i]]
+    for x in range(NSPACES):
+        tops[0, x] = top_mask(s, deck, x)
+        occ[0, x] = s[ROWN + x]
+    best, bc, bx = -1, -1, -1
+    # sequences = (card index, space) per depth; enumerate in legal-list order
+    d = 0
+    used = 0
+    cover = buf[z + 13]           # _cover_ok by depth
+    cover[0] = _cover_ok(tops, occ, 0, hm, h, used, match, prio)
+    code = 0                     # next (i, x) to try at depth d, as i * 3 + x
+    while True:
+        if code >= h * NSPACES:
+            if d == 0:
+                break
+            d -= 1
+            used &= ~(1 << seq_i[d])
+            code = codes[d] + 1
+            continue
+        i = code // NSPACES
+        x = code % NSPACES
+        if used >> i & 1 or (occ[d, x] > 0 and not cover[d]) or not _mfits(tops, occ, d, hm[i], x, match):
+            code += 1
+            continue
+        if d == h - 1:
+            # the last card empties the hand: capture the pile it lands on
+            size = occ[d, x] + 1
+            if size > best:
+                best = size
+                if d == 0:
+                    bc, bx = hc[i], x
+                else:
+                    bc, bx = hc[seq_i[0]], seq_x[0]
+            code += 1
+            continue
+        seq_i[d] = i
+        seq_x[d] = x
+        codes[d] = code
+        for y in range(NSPACES):
+            tops[d + 1, y] = tops[d, y]
+            occ[d + 1, y] = occ[d, y]
+        tops[d + 1, x] = hm[i]
+        occ[d + 1, x] += 1
+        used |= 1 << i
+        d += 1
+        cover[d] = _cover_ok(tops, occ, d, hm, h, used, match, prio)
+        code = 0
+    return bc, bx, best
+
+
+@njit(cache=True, inline="always")
+def _lowest_play(s, buf, n):
+    """Index of the PLAY on the lowest pile (ties: list order), -1 if none."""
+    k = -1
+    low = 1 << 30
+    for j in range(n):
+        if buf[j, 0] == PLAY and s[ROWN + buf[j, 2]] < low:
+            low = s[ROWN + buf[j, 2]]
+            k = j
+    return k
+
+
+@njit(cache=True)
+def greedy(s, rules, deck, seat, params, rng, buf):
+    """Capture the biggest pile reachable this turn; else see the module docstring."""
+    n = legal_decisions(s, rules, deck, buf)
+    if buf[0, 0] == DRAW:
+        return DRAW, 0, 0
+    c, x, size = best_capture(s, rules, deck, seat, buf)
+    if size > 0:
+        return PLAY, c, x
+    k = _lowest_play(s, buf, n)
+    end_legal = buf[n - 1, 0] == END
+    if k >= 0 and (s[SIZE + seat] > MAX_PER_TURN or not end_legal):
+        return buf[k, 0], buf[k, 1], buf[k, 2]
+    return END, 0, 0
+
+
+@njit(cache=True)
+def defensive(s, rules, deck, seat, params, rng, buf):
+    """Capture when possible; else leave the smallest biggest pile (module docstring)."""
+    n = legal_decisions(s, rules, deck, buf)
+    if buf[0, 0] == DRAW:
+        return DRAW, 0, 0
+    c, x, size = best_capture(s, rules, deck, seat, buf)
+    if size > 0:
+        return PLAY, c, x
+    biggest = max(s[ROWN + LEFT], max(s[ROWN + CENTRE], s[ROWN + RIGHT]))
+    if buf[n - 1, 0] == END:
+        best_k = n - 1
+        best_v = biggest
+    else:
+        best_k = -1
+        best_v = 1 << 30
+    for j in range(n):
+        if buf[j, 0] != PLAY:
+            continue
+        y = buf[j, 2]
+        v = s[ROWN + y] + 1
+        for z in range(NSPACES):
+            if z != y:
+                v = max(v, s[ROWN + z])
+        if v < best_v:
+            best_v = v
+            best_k = j
+    return buf[best_k, 0], buf[best_k, 1], buf[best_k, 2]
+
+
+@njit(cache=True, inline="always")
+def choose(policy_id, s, rules, deck, seat, params, rng, buf):
+    if policy_id == GREEDY:
+        return greedy(s, rules, deck, seat, params, rng, buf)
+    if policy_id == DEFENSIVE:
+        return defensive(s, rules, deck, seat, params, rng, buf)
+    return random_policy(s, rules, deck, seat, params, rng, buf)
