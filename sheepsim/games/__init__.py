@@ -11,8 +11,9 @@ _ALIASES = {"battle-sheep": "battlesheep", "bye-bye-black-sheep": "blacksheep", 
 def _load() -> dict[str, GameSpec]:
     from .battlesheep.game import GAME as battlesheep
     from .blacksheep.game import GAME as blacksheep
+    from .hiboufou.game import GAME as hiboufou
     from .pig.game import GAME as pig
-    return {g.name: g for g in (battlesheep, blacksheep, pig)}
+    return {g.name: g for g in (battlesheep, blacksheep, hiboufou, pig)}
 
 
 def all_games() -> dict[str, GameSpec]:
