@@ -27,6 +27,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/sheepsim bench battlesheep
 	$(BIN)/sheepsim bench blacksheep
+	$(BIN)/sheepsim bench hiboufou
 	$(BIN)/sheepsim bench pig
 
 # numba's disk cache does not notice edits in other modules a kernel calls

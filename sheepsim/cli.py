@@ -88,8 +88,8 @@ class _Group(click.Group):
               metavar="FILE.py", help="Import a Python file that registers policies (@register_policy) "
                                       "before running the command; repeatable.")
 def cli(plugins) -> None:
-    """Monte Carlo strategy analysis for Battle Sheep, Bye-Bye Black Sheep and Pig
-    (Hiboufou and Bobby Sitter to come).
+    """Monte Carlo strategy analysis for Battle Sheep, Bye-Bye Black Sheep, Hiboufou and
+    Pig (Bobby Sitter to come).
 
     \b
     Typical session:
