@@ -43,13 +43,25 @@ def user_policies(specs: list[PolicySpec]) -> bool:
     return any(not p.policy.builtin for p in specs)
 
 
+def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray]:
+    """Policy ids and parameter vectors of the slots, as the kernels take them."""
+    return (np.array([p.policy.id for p in specs], dtype=np.int64),
+            np.array([p.vector() for p in specs]))
+
+
+def seat_slots(game: int, players: int, rotate: bool, size: int) -> np.ndarray:
+    """Which slot plays each seat in game `game` (the kernels' rotation, seat s is
+    played by slot (s + g mod P) mod P), padded to `size` entries."""
+    rot = game % players if rotate else 0
+    return np.array([(seat + rot) % players for seat in range(size)], dtype=np.int64)
+
+
 def play_chunk(play, builtin: Callable, row_size: int, rules_arr: np.ndarray, init: np.ndarray,
                specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
     """Rows of games first .. first + n - 1; `play` is the game's play module
     (with `play_games` and `make_play_games`), `builtin` its `choose`."""
     out = np.zeros((n, row_size), dtype=np.int32)
-    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
-    params = np.array([p.vector() for p in specs])
+    ids, params = policy_arrays(specs)
     if user_policies(specs):
         key = (play.__name__, tuple(sorted({p.policy.id for p in specs if not p.policy.builtin})))
         if key not in _kernels:

@@ -74,8 +74,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     rngs = streams(seed, game, P.N_STREAMS)
     slots = np.zeros(E.MAX_PLAYERS, dtype=np.int64)
     P.seat_slots(game, rules.num_players, rotate, slots)
-    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
-    params = np.array([p.vector() for p in specs])
+    ids, params = K.policy_arrays(specs)
     log = np.full((P.MAX_PLIES, 4), -1, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
     if not K.user_policies(specs):

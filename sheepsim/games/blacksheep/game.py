@@ -61,9 +61,8 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool):
     arr = R.to_array(rules)
     p = rules.num_players
     rngs = streams(seed, game, P.N_STREAMS)
-    slots = np.array([(seat + (game % p if rotate else 0)) % p for seat in range(E.MAX_PLAYERS)], dtype=np.int64)
-    ids = np.array([s.policy.id for s in specs], dtype=np.int64)
-    params = np.array([s.vector() for s in specs])
+    slots = K.seat_slots(game, p, rotate, E.MAX_PLAYERS)
+    ids, params = K.policy_arrays(specs)
     log = np.full((200_000, 5), -9, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
     if all(s.policy.builtin for s in specs):

@@ -55,8 +55,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     from ...rng import streams
     slots = np.zeros(E.MAX_PLAYERS, dtype=np.int64)
     P.seat_slots(game, rules.num_players, rotate, slots)
-    ids = np.array([p.policy.id for p in specs], dtype=np.int64)
-    params = np.array([p.vector() for p in specs])
+    ids, params = K.policy_arrays(specs)
     users = K.user_policies(specs)
     size = P.MAX_LOG
     while True:
