@@ -168,3 +168,21 @@ def seat_sheep(s) -> list[int]:
     owners = s[E.OWNER:E.OWNER + n]
     heights = s[E.HEIGHT:E.HEIGHT + n]
     return [int(heights[owners == t].sum()) for t in range(int(s[E.H_PLAYERS]))]
+
+
+def run_cli(*args: str):
+    """Invoke the `sheepsim` CLI in-process."""
+    from click.testing import CliRunner
+
+    from sheepsim.cli import cli
+    return CliRunner().invoke(cli, list(args))
+
+
+def assert_bad(result, *needles: str):
+    """Bad input: exit status 2, one line `error: ...` naming the problem, no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]

@@ -9,9 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from sheepsim.cli import cli
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import policies as POL
@@ -19,6 +17,8 @@ from sheepsim.games.blacksheep import reference as ref
 from sheepsim.games.blacksheep import rules as R
 from sheepsim.games.blacksheep.game import _reference_options
 from sheepsim.games.blacksheep.model import DECISION_NAMES, KIND_NAMES, NKINDS
+from conftest import assert_bad
+from conftest import run_cli as run
 
 OPTIONAL = ["-o", "wolf=on", "-o", "white_sheep=on", "-o", "mother_sheep=on", "-o", "joker=on"]
 # seed 1 game 4 of this setup has every card effect: Black Sheep, Wolf, Eagle, Mole,
@@ -26,17 +26,8 @@ OPTIONAL = ["-o", "wolf=on", "-o", "white_sheep=on", "-o", "mother_sheep=on", "-
 EFFECTS = ["-p", "3", "--seed", "1", "--game", "4", "--policy", "threshold:k=4", *OPTIONAL]
 
 
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
-def assert_bad(result, *needles: str):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def test_games_lists_blacksheep():

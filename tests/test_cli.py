@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from sheepsim.cli import cli
+from conftest import assert_bad
+from conftest import run_cli as run
 
 # A 2-player position in the move phase: one tile, Part A's example.
 #      (0,0) .    (1,0) A15
@@ -24,8 +24,6 @@ MOVE_POSITION = {
 }
 
 
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
 def write(tmp_path: Path, data, name="pos.json") -> str:
@@ -34,13 +32,6 @@ def write(tmp_path: Path, data, name="pos.json") -> str:
     return str(path)
 
 
-def assert_bad(result, *needles: str):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def test_help_lists_every_command():

@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from sheepsim.cli import cli
+from conftest import assert_bad
+from conftest import run_cli as run
 
 
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
 def test_rules_and_policies_listed():
@@ -51,7 +49,4 @@ def test_simulate_and_trace_agree():
     (["--policy", "sneaky"], "valid policies: random, greedy, defensive"),
 ])
 def test_bad_input(args, needle):
-    result = run("simulate", "hiboufou", "--games", "10", *args)
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), result.output
-    assert needle in lines[0]
+    assert_bad(run("simulate", "hiboufou", "--games", "10", *args), needle)

@@ -15,10 +15,8 @@ import json
 import numba
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from sheepsim.analysis.stats import wilson_interval
-from sheepsim.cli import cli
 from sheepsim.errors import SheepsimError
 from sheepsim.games import get_game
 from sheepsim.games.pig import engine as E
@@ -31,6 +29,7 @@ from sheepsim import policies as POLICIES
 from sheepsim.policies import describe, get_policy, parse_spec, register_policy, seat_specs
 from sheepsim.rng import rand_below, streams
 from sheepsim.runner import simulate
+from conftest import assert_bad, run_cli
 
 GAME = get_game("pig")
 PUBLISHED_HOLD20_FIRST_WIN = 0.5347      # Neller & Presser, goal 100, both hold at 20
@@ -547,16 +546,8 @@ def test_user_policy_runs_through_the_runner_and_trace(monkeypatch):
     assert events[-1]["result"]["winner"] == int(a.loc[7, "winner"])
 
 
-def run_cli(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
-def assert_bad(result, *needles: str):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def test_cli_simulate_rules_policies_games():
