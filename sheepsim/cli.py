@@ -23,9 +23,16 @@ def _game(name: str):
 
 
 def _rules_and_start(game, players, options, from_position):
-    """Rules plus the start position; a position file fixes players and stack size."""
+    """Rules plus the start object the runner records in the manifest (`start_position`):
+    a position file's position (it fixes players and stack size), {"deck": ...} from
+    --deck, or None."""
     from .options import parse_assignments
     overrides = parse_assignments(options)
+    deck = _deck_option()
+    if deck is not None:
+        if from_position is not None:
+            raise SheepsimError("give --deck or --from-position, not both")
+        return _rules_and_deck(game, players, overrides, deck)
     if from_position is None:
         if players is None:
             players = game.players[0]
@@ -41,12 +48,35 @@ def _rules_and_start(game, players, options, from_position):
     return rules, position
 
 
+def _deck_option() -> Path | None:
+    """--deck of the running command. game_options keeps it out of the command's own
+    arguments (click's ctx.params still has it), so a command that plays games takes a
+    deck without passing it along itself."""
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.params.get("deck")
+
+
+def _rules_and_deck(game, players, overrides, path: Path):
+    """Rules plus the start object {"deck": <the game's reading of the deck file>}."""
+    if game.read_deck is None:
+        from .games import all_games
+        takes = ", ".join(g.name for g in all_games().values() if g.read_deck is not None)
+        raise SheepsimError(f"{game.name} takes no deck file; --deck works for: {takes}")
+    rules = game.make_rules(game.players[0] if players is None else players, overrides)
+    start = {"deck": game.read_deck(path)}
+    try:
+        game.initial_state(rules, start)      # the deck against the player count, before any output
+    except SheepsimError as exc:
+        raise SheepsimError(f"deck file {path}: {exc}")
+    return rules, start
+
+
 def game_options(fn):
     """Options shared by every command that plays games."""
     @click.option("--players", "-p", type=int, default=None, help="Number of players (default: the game's minimum).")
     @click.option("--policy", "policies", multiple=True, metavar="SPEC",
                   help="Policy SPEC (`name` or `name:key=value,...`): once for all seats, or once per seat. "
-                       "See `sheepsim policies GAME`. Default: random.")
+                       "See `sheepsim policies GAME`. Default: random (Bobby Sitter: adult).")
     @click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE",
                   help="Rule option; repeatable. See `sheepsim rules GAME`.")
     @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
@@ -55,8 +85,14 @@ def game_options(fn):
                   help="Keep policy slot i on seat i in every game (default: rotate slots over seats).")
     @click.option("--from-position", type=click.Path(dir_okay=False, path_type=Path), default=None,
                   help="Start every game from this position (Part A JSON), e.g. a designer's own board.")
+    @click.option("--deck", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+                  help="Deal every game from this deck file (card games), recorded in the results' manifest. "
+                       "Hiboufou: TOML `cards = [[\"red\", \"orange\"], ...]` or a JSON list of cards, each a "
+                       "list of colour names (red orange yellow green blue purple pink brown); it replaces the "
+                       "generated deck.")
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        kwargs.pop("deck", None)      # _rules_and_start reads it (see _deck_option)
         return fn(*args, **kwargs)
     return wrapper
 
@@ -88,8 +124,8 @@ class _Group(click.Group):
               metavar="FILE.py", help="Import a Python file that registers policies (@register_policy) "
                                       "before running the command; repeatable.")
 def cli(plugins) -> None:
-    """Monte Carlo strategy analysis for Battle Sheep, Bye-Bye Black Sheep, Hiboufou and
-    Pig (Bobby Sitter to come).
+    """Monte Carlo strategy analysis for Battle Sheep, Bye-Bye Black Sheep, Hiboufou,
+    Bobby Sitter and Pig.
 
     \b
     Typical session:
@@ -101,9 +137,11 @@ def cli(plugins) -> None:
       sheepsim legal position.json                     legal moves of a position, as JSON
       sheepsim simulate blacksheep -p 3 --games 100000 --policy threshold:k=7 -o wolf=on
       sheepsim trace blacksheep -p 3 --policy risk:p=0.18 --seed 1 --game 0
+      sheepsim simulate bobbysitter -p 3 --policy child --policy adult --policy adult -o start_tokens=3,2,2
+      sheepsim simulate hiboufou -p 3 --policy greedy --deck mydeck.toml
       sheepsim run analyses/battlesheep-seat-advantage.toml
       sheepsim run analyses/blacksheep-thresholds.toml --scale 0.1   a quick look
-      sheepsim bench battlesheep                       kernel vs reference engine speed
+      sheepsim bench                                   every game's speed in one table
       sheepsim --plugin mypolicy.py simulate battlesheep --policy mine --policy greedy
     """
     from .policies import load_plugin
@@ -140,6 +178,8 @@ def policies(game: str) -> None:
     """The policies registered for GAME, with their parameters."""
     from .policies import policies_for
     g = _game(game)
+    if g.policy_help:
+        click.echo(f"{g.policy_help}\n")
     for p in policies_for(g.name):
         click.echo(f"{p.name}{'' if p.builtin else '  (user)'}\n    {p.doc}")
         for k, (default, text) in p.params.items():
@@ -152,28 +192,49 @@ def policies(game: str) -> None:
 @game_options
 @click.option("--games", "-n", "n_games", type=int, default=10_000, show_default=True, help="Number of games.")
 @click.option("--threads", "-t", type=click.IntRange(1, 256), default=None,
-              help="Worker threads (default: all cores). Results do not depend on it.")
+              help="Numba threads (default: all cores; with --backend dask, per worker). "
+                   "Results do not depend on it.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for per-game Parquet results and manifest.json; re-running resumes.")
+              help="Folder for the results (per-chunk files + manifest.json with their checksums); "
+                   "running the same command again resumes, redoing only unfinished or damaged chunks.")
 @click.option("--chunk-size", type=click.IntRange(1, 10_000_000), default=None,
-              help="Games per chunk (one kernel call and one Parquet file). Results do not depend on it.")
+              help="Games per chunk (one task, one file; default 50000, or the --out folder's). "
+                   "Results do not depend on it, except where --ci-halfwidth stops.")
+@click.option("--aggregate", is_flag=True,
+              help="Keep per-chunk counts (wins by seat and policy, length and score histograms, sums) "
+                   "instead of per-game rows: memory stays flat however many games.")
+@click.option("--ci-halfwidth", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
+              metavar="H", help="Stop at the first chunk after which every seat's 95% win-rate interval is "
+                                "at most +-H (e.g. 0.005); --games is then the limit.")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: this process. dask: chunks as tasks on a Dask cluster (pip install 'sheepsim[dask]').")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="With --backend dask: address of an existing Dask scheduler (tcp://HOST:PORT).")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="With --backend dask: start a local cluster of N worker processes (default: one per core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(game, players, policies, options, seed, no_rotate, from_position, n_games, threads, out,
-             chunk_size, quiet) -> None:
+             chunk_size, aggregate, ci_halfwidth, backend, scheduler, workers, quiet) -> None:
     """Play many games of GAME and print win rates per seat with 95% Wilson intervals."""
     from .policies import seat_specs
-    from .runner import DEFAULT_CHUNK, simulate as run
+    from .runner import simulate as run
     from .report.summary import summary_text
     if n_games <= 0:
         raise SheepsimError(f"--games must be a positive number of games, not {n_games}")
     g = _game(game)
     rules, position = _rules_and_start(g, players, options, from_position)
     specs = seat_specs(g.name, policies, rules.num_players)
-    result = run(g, rules, specs, n_games, seed, threads, not no_rotate, position, out,
-                 chunk_size or DEFAULT_CHUNK, progress=not quiet and sys.stderr.isatty())
+    result = run(g, rules, specs, n_games, seed, threads, not no_rotate, position, out, chunk_size,
+                 progress=not quiet and sys.stderr.isatty(), aggregate=aggregate, ci_halfwidth=ci_halfwidth,
+                 backend=backend, scheduler=scheduler, workers=workers)
     click.echo(summary_text(g, result))
+    if result.extra["redone"]:
+        why = ", ".join(f"{i} ({reason})" for i, reason in sorted(result.extra["redone"].items()))
+        click.echo(f"recomputed chunk(s) {why}")
     if out is not None:
-        click.echo(f"results: {out}/ (manifest.json + {len(list(out.glob('chunk-*.parquet')))} Parquet chunk(s))")
+        m = result.manifest
+        resumed = f", {result.extra['resumed']} resumed" if result.extra["resumed"] else ""
+        click.echo(f"results: {out}/ (manifest.json + {len(m['chunks'])} {m['mode']} chunk(s){resumed})")
 
 
 @cli.command()
@@ -218,17 +279,34 @@ def run_analysis(analysis: Path, scale: float, reports: Path, threads, quiet) ->
 
 
 @cli.command()
-@click.argument("game")
-@click.option("--players", "-p", type=int, default=None, help="Number of players (default: the minimum).")
-@click.option("--games", "-n", "n_games", type=click.IntRange(1, None), default=1_000_000, show_default=True,
-              help="Games for the compiled kernel.")
-@click.option("--reference-games", type=click.IntRange(1, None), default=300, show_default=True,
-              help="Games for the pure-Python reference engine.")
-@click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Worker threads (default: all).")
-def bench(game, players, n_games, reference_games, threads) -> None:
-    """Games/s of the compiled kernel and of the reference engine, side by side."""
-    from .bench import bench_game
-    click.echo(bench_game(_game(game), players, n_games, reference_games, threads))
+@click.argument("games", nargs=-1, metavar="[GAME]...")
+@click.option("--players", "-p", type=int, default=None,
+              help="Number of players, with one GAME (default: the game's benchmark player count).")
+@click.option("--games", "-n", "n_games", type=click.IntRange(1, None), default=None,
+              help="Games per kernel run (default: calibrated to about 0.5 s at 1 thread per game).")
+@click.option("--reference-games", type=click.IntRange(1, None), default=None,
+              help="Games for the pure-Python reference engine (default: calibrated to about 1.5 s).")
+@click.option("--threads", "-t", type=click.IntRange(2, 256), default=2, show_default=True,
+              help="Thread count compared with 1 thread (capped by numba's thread pool).")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Also write the table, with machine information, as JSON to FILE.")
+@click.option("--no-startup", is_flag=True, help="Skip the cold and warm start-up timings (fresh processes).")
+def bench(games, players, n_games, reference_games, threads, json_path, no_startup) -> None:
+    """Speed of every game (or of each GAME given): kernel games/s at 1 and 2 threads,
+    parallel efficiency, the pure-Python reference, cold and warm start, in one table."""
+    from .bench import check_json_path, run, table, write_json
+    from .games import all_games
+    if players is not None and len(games) != 1:
+        raise SheepsimError("--players needs exactly one GAME (player counts differ between games)")
+    if json_path is not None:
+        check_json_path(json_path)
+    specs = [_game(name) for name in games] or list(all_games().values())
+    report = run(specs, players, n_games, reference_games, threads, not no_startup,
+                 lambda msg: click.echo(msg, err=True))
+    click.echo(table(report))
+    if json_path is not None:
+        write_json(report, json_path)
+        click.echo(f"json: {json_path}")
 
 
 def main() -> None:

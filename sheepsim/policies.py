@@ -174,9 +174,11 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
 
 
 def seat_specs(game: str, specs: list[str] | tuple[str, ...], num_players: int) -> list[PolicySpec]:
-    """One SPEC per seat slot, or one SPEC for every seat."""
+    """One SPEC per seat slot, or one SPEC for every seat; none: the game's first
+    registered policy (`random`, or `adult` for Bobby Sitter's player models)."""
     if not specs:
-        specs = ["random"]
+        registered = policies_for(game)
+        specs = [registered[0].name if registered else "random"]
     if len(specs) == 1:
         specs = list(specs) * num_players
     if len(specs) != num_players:
@@ -201,9 +203,13 @@ def load_plugin(path) -> None:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except SheepsimError:
-        raise
-    except Exception as exc:      # the user's code: report it in one line
+    except BaseException as exc:
+        del sys.modules[name]     # a failed import must not look loaded to a later attempt
+        if isinstance(exc, SheepsimError):
+            raise
+        if not isinstance(exc, Exception):
+            raise
+        # the user's code: report it in one line
         raise SheepsimError(f"plugin {path} failed to import: {type(exc).__name__}: {exc}")
 
 

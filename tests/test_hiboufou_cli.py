@@ -1,15 +1,15 @@
-"""Hiboufou through the CLI: options, simulate, trace, and bad input (one line, exit 2)."""
+"""Hiboufou through the CLI: options, simulate, trace, deck files, user policies, and bad
+input (one line, exit 2)."""
 
 from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from conftest import assert_bad
 from conftest import run_cli as run
-
-
 
 
 def test_rules_and_policies_listed():
@@ -50,3 +50,169 @@ def test_simulate_and_trace_agree():
 ])
 def test_bad_input(args, needle):
     assert_bad(run("simulate", "hiboufou", "--games", "10", *args), needle)
+
+
+# ---------------------------------------------------------------------------
+# --deck FILE
+# ---------------------------------------------------------------------------
+
+# 13 cards: the fewest 4 players can be dealt (3 each plus the first face-up card)
+DECK = [["red", "orange"], ["red", "yellow"], ["orange", "yellow"], ["red"], ["orange"], ["yellow"],
+        ["red", "orange", "yellow"], ["green", "red"], ["green", "orange"], ["green", "yellow"], ["green"],
+        ["blue", "green"], ["blue", "red"]]
+DECK_TOML = "# a designer's deck\nname = \"thirteen\"\ncards = [\n" + "".join(
+    "  [" + ", ".join(f'"{c}"' for c in card) + "],\n" for card in DECK) + "]\n"
+
+
+def write(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_deck_file_is_dealt_recorded_and_read_the_same_from_toml_and_json(tmp_path):
+    toml = write(tmp_path, "deck.toml", DECK_TOML)
+    bare = write(tmp_path, "deck.json", json.dumps(DECK))
+    # the same deck with each card's colours in another order and case
+    wrapped = write(tmp_path, "cards.json", json.dumps({"cards": [[c.upper() for c in card[::-1]]
+                                                                  for card in DECK]}))
+    outs = []
+    for i, deck in enumerate((toml, bare, wrapped)):
+        out = tmp_path / f"run{i}"
+        result = run("simulate", "hiboufou", "-p", "4", "--deck", deck, "--games", "200", "--policy", "greedy",
+                     "--policy", "random", "--policy", "defensive", "--policy", "random", "--seed", "3",
+                     "--out", str(out), "-q")
+        assert result.exit_code == 0, result.output
+        assert "Hiboufou: 200 games, 4 players" in result.output
+        outs.append(out)
+    manifests = [json.loads((out / "manifest.json").read_text()) for out in outs]
+    # provenance: the deck, canonical (colour order, lower case), whatever the file looked like
+    canonical = [sorted(card, key=["red", "orange", "yellow", "green", "blue"].index) for card in DECK]
+    assert all(m["start_position"] == {"deck": canonical} for m in manifests)
+    frames = [pd.concat([pd.read_parquet(f) for f in sorted(out.glob("chunk-*.parquet"))], ignore_index=True)
+              for out in outs]
+    assert frames[0].equals(frames[1]) and frames[0].equals(frames[2])
+    # the deck is the one dealt: 13 cards, and never more captured than that
+    assert (frames[0][[f"score_{q}" for q in range(4)]].sum(axis=1) <= 13).all()
+    generated = run("simulate", "hiboufou", "-p", "4", "--games", "200", "--policy", "greedy", "--policy",
+                    "random", "--policy", "defensive", "--policy", "random", "--seed", "3", "-q")
+    assert generated.exit_code == 0 and generated.output != run(
+        "simulate", "hiboufou", "-p", "4", "--deck", toml, "--games", "200", "--policy", "greedy", "--policy",
+        "random", "--policy", "defensive", "--policy", "random", "--seed", "3", "-q").output
+
+    trace = run("trace", "hiboufou", "-p", "4", "--deck", toml, "--seed", "3", "--game", "5", "--policy", "greedy",
+                "--policy", "random", "--policy", "defensive", "--policy", "random", "--json")
+    assert trace.exit_code == 0, trace.output
+    events = json.loads(trace.output)
+    for e in events[:-1]:
+        st = e["state"]
+        cards = sum(st["hands"], []) + sum(st["row"], []) + st["pile"] + sum(st["captured"], [])
+        assert sorted(cards) == list(range(13))
+    row = frames[0][frames[0].game == 5].iloc[0]
+    assert events[-1]["result"]["captured"] == [int(row[f"score_{q}"]) for q in range(4)]
+    text = run("trace", "hiboufou", "-p", "4", "--deck", toml, "--seed", "3", "--game", "5").output
+    assert "13 cards (deck file)" in text and "green+blue" in text
+
+
+TOO_MANY = json.dumps([["red", "orange"]] * 721)
+
+
+@pytest.mark.parametrize("name,text,args,needles", [
+    ("missing.toml", None, [], ["cannot read deck file", "missing.toml", "No such file"]),
+    ("bad.toml", 'cards = [\n  ["red", "orange"],\n  ["red" "blue"],\n]\n', [],
+     ["bad.toml is not valid TOML", "line 3"]),
+    ("bad.json", '[\n  ["red", "orange"],\n  ["red" "blue"]\n]\n', [], ["bad.json is not valid JSON", "line 3"]),
+    ("empty.toml", "cards = []\n", [], ["empty.toml", "the deck is empty"]),
+    ("nothing.toml", "# no cards yet\n", [], ["nothing.toml has no cards"]),
+    ("typo.toml", 'card = [["red"]]\n', [], ["unknown key 'card'"]),
+    ("blank.json", json.dumps([["red"], ["orange"], []]), [], ["blank.json", "card 3 has no colour"]),
+    ("mauve.json", json.dumps({"cards": [["red"], ["red", "mauve"]]}), [],
+     ["card 2: unknown colour 'mauve'", "known colours: red, orange, yellow, green, blue, purple, pink, brown"]),
+    ("twice.toml", 'cards = [["red", "blue", "Red"]]\n', [], ["card 1: colour 'Red' appears twice"]),
+    ("word.json", json.dumps(["red", "orange"]), [], ["card 1: expected a list of colour names"]),
+    ("table.json", json.dumps({"cards": "red"}), [], ["the cards must be a list"]),
+    ("deck.txt", json.dumps(DECK), [], ["deck.txt must end in .toml", ".json"]),
+    ("few.json", json.dumps(DECK), ["-p", "5"], ["few.json", "13 cards; 5 players need 16..720"]),
+    ("many.json", TOO_MANY, [], ["many.json", "721 cards; 2 players need 7..720"]),
+    ("deck.json", json.dumps(DECK), ["-o", "copies=2"], ["replaces the generated", "copies"]),
+    ("deck.json", json.dumps(DECK), ["--from-position", "pos.json"], ["--deck or --from-position, not both"]),
+])
+def test_bad_deck_files(tmp_path, name, text, args, needles):
+    path = write(tmp_path, name, text) if text is not None else str(tmp_path / name)
+    assert_bad(run("simulate", "hiboufou", "--games", "10", "--deck", path, *args), *needles)
+    assert_bad(run("trace", "hiboufou", "--deck", path, *args), *needles)
+
+
+def test_deck_for_a_game_without_decks(tmp_path):
+    deck = write(tmp_path, "deck.json", json.dumps(DECK))
+    assert_bad(run("simulate", "pig", "--games", "10", "--deck", deck), "pig takes no deck file",
+               "--deck works for: ", "hiboufou")
+    assert "--deck FILE" in run("simulate", "--help").output
+
+
+# ---------------------------------------------------------------------------
+# User policies (--plugin)
+# ---------------------------------------------------------------------------
+
+# my-random re-implements the built-in random policy; my-greedy calls the built-in greedy
+PLUGIN = '''
+from numba import njit
+from sheepsim.policies import register_policy
+from sheepsim.games.hiboufou import engine as E
+from sheepsim.games.hiboufou.policies import greedy
+from sheepsim.rng import rand_below
+
+@register_policy("hiboufou", "my-random", doc="uniform over the legal decisions, as a plugin")
+@njit
+def my_random(s, rules, deck, seat, params, rng, buf):
+    n = E.legal_decisions(s, rules, deck, buf)
+    k = rand_below(rng, n)
+    return buf[k, 0], buf[k, 1], buf[k, 2]
+
+@register_policy("hiboufou", "my-greedy", doc="the built-in greedy, called from a plugin")
+@njit
+def my_greedy(s, rules, deck, seat, params, rng, buf):
+    return greedy(s, rules, deck, seat, params, rng, buf)
+
+@register_policy("hiboufou", "wrong-shape", doc="a Battle Sheep signature: no deck")
+@njit
+def wrong_shape(s, rules, seat, params, rng, buf):
+    return 2, 0, 0
+'''
+
+
+def test_user_policies_equal_to_built_ins_give_identical_results(tmp_path, monkeypatch):
+    from sheepsim import policies as POLICIES
+    from sheepsim.games import get_game
+    from sheepsim.policies import seat_specs
+    from sheepsim.runner import simulate
+    monkeypatch.setattr(POLICIES, "_REGISTRY", dict(POLICIES._REGISTRY))
+    plugin = write(tmp_path, "mine.py", PLUGIN)
+    listed = run("--plugin", plugin, "policies", "hiboufou")
+    assert "my-random  (user)" in listed.output and "policy(s, rules, deck, seat, params, rng, buf)" in listed.output
+
+    user = ["my-random", "my-greedy", "defensive"]
+    builtin = ["random", "greedy", "defensive"]
+    sim = run("--plugin", plugin, "simulate", "hiboufou", "-p", "3", "--games", "300", "--seed", "6", "-q",
+              *[f"--policy={p}" for p in user])
+    assert sim.exit_code == 0, sim.output
+    assert "my-greedy" in sim.output and "Win rate by policy" in sim.output
+
+    game = get_game("hiboufou")
+    rules = game.make_rules(3, {})
+    a = simulate(game, rules, seat_specs("hiboufou", user, 3), 400, seed=6).results
+    b = simulate(game, rules, seat_specs("hiboufou", builtin, 3), 400, seed=6).results
+    same = [c for c in a.columns if not c.startswith("policy_")]
+    assert a[same].equals(b[same])
+    assert a["winner"].nunique() > 1 and (a["decisions"] > 20).all()
+
+    traces = [json.loads(run("--plugin", plugin, "trace", "hiboufou", "-p", "3", "--seed", "6", "--game", "9",
+                             "--json", *[f"--policy={p}" for p in policies]).output) for policies in (user, builtin)]
+    assert traces[0] == traces[1]
+    assert traces[0][-1]["result"]["captured"] == [int(a.loc[9, f"score_{q}"]) for q in range(3)]
+    text = run("--plugin", plugin, "trace", "hiboufou", "-p", "3", "--seed", "6", "--game", "9",
+               *[f"--policy={p}" for p in user]).output
+    assert "seat 0 (my-random)" in text and "lays " in text
+
+    assert_bad(run("--plugin", plugin, "simulate", "hiboufou", "--games", "10", "--policy", "wrong-shape"),
+               "hiboufou policy wrong-shape takes 6 arguments", "(s, rules, deck, seat, params, rng, buf)")

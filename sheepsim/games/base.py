@@ -7,6 +7,7 @@ game-specific stays inside the game's package.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -24,8 +25,9 @@ class GameSpec:
     turn_unit: str                 # what the `turns` column counts
     make_rules: Callable[[int, dict[str, Any] | None], Rules]
     to_array: Callable[[Rules], np.ndarray]
-    # (rules, position dict or None) -> start state for the kernel (None for games
-    # without positions)
+    # (rules, start or None) -> what the kernels start every game from. The start is the
+    # JSON-able object the runner records in the manifest (`start_position`): a position
+    # (Battle Sheep, --from-position), {"deck": <read_deck's data>} (--deck), or None.
     initial_state: Callable[[Rules, dict | None], np.ndarray]
     # (rules_arr, init, specs, rotate, seed, first, n) -> int32 rows
     play_chunk: Callable[..., np.ndarray]
@@ -45,3 +47,11 @@ class GameSpec:
     rules_for_position: Callable[[dict, dict[str, Any]], Rules] | None = None
     # (position dict, rules) -> legal moves as a JSON-able list
     legal: Callable[[dict, Rules], list] | None = None
+    # card games that take a designer's deck (`--deck FILE`, TOML or JSON, see
+    # games/deckfile.py) also give: (deck file) -> the deck as JSON-able data, every card
+    # checked (SheepsimError naming the file). The start object is then {"deck": data}:
+    # initial_state builds the kernels' deck from it and checks it against the players.
+    read_deck: Callable[[Path], list] | None = None
+    # how to write a policy for this game (signature, return value, what it may read),
+    # printed by `sheepsim policies GAME`
+    policy_help: str | None = None

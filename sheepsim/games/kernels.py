@@ -2,40 +2,77 @@
 policies, the chunk call, and the generic result columns (DESIGN 5 and 8).
 
 Built-in policies run in each game's cached `play_games` kernel, dispatched by id.
-User policies are chained in front of the game's built-in `choose` (an @njit closure
-per user policy) and run in a kernel that `make_play_games` compiles once per process.
+User policies are chained in front of the game's built-in `choose` (one small @njit
+dispatcher per user policy, with the game's policy arguments) and run in a kernel that
+`make_play_games` compiles once per process.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
-from ..policies import PolicySpec
+from ..errors import SheepsimError
+from ..policies import PolicyDef, PolicySpec
 
 _kernels: dict[tuple, Any] = {}
 
 
-def with_user(previous: Callable, uid: int, fn: Callable) -> Callable:
-    """A dispatcher that calls `fn` for policy id `uid` and `previous` otherwise."""
+def policy_args(builtin: Callable) -> tuple[str, ...]:
+    """A game's policy arguments, read from its built-in dispatcher
+    `choose(policy_id, *policy arguments)`: e.g. (s, rules, seat, params, rng, buf), or
+    (s, rules, deck, seat, params, rng, buf) for Hiboufou. The dispatcher is the one
+    place that spells the signature, so user policies follow it without a per-game list."""
+    fn = getattr(builtin, "py_func", builtin)
+    names = tuple(inspect.signature(fn).parameters)
+    assert names and names[0] == "policy_id", f"{fn.__qualname__} must take policy_id first"
+    return names[1:]
+
+
+def with_user(previous: Callable, uid: int, fn: Callable, args: tuple[str, ...]) -> Callable:
+    """An @njit dispatcher `choose(policy_id, *args)` that calls `fn(*args)` for policy
+    id `uid` and `previous(policy_id, *args)` otherwise.
+
+    The source is written out for the game's argument list rather than taking
+    `*args`: numba refuses star-args calls into the built-in dispatchers (they are
+    inline="always"). uid, fn and previous are globals of the generated function, which
+    numba freezes as compile-time constants, exactly as it does closure variables."""
     from numba import njit
 
-    @njit
-    def choose(policy_id, s, rules, seat, params, rng, buf):
-        if policy_id == uid:
-            return fn(s, rules, seat, params, rng, buf)
-        return previous(policy_id, s, rules, seat, params, rng, buf)
-    return choose
+    arglist = ", ".join(args)
+    source = (f"def choose(policy_id, {arglist}):\n"
+              f"    if policy_id == uid:\n"
+              f"        return fn({arglist})\n"
+              f"    return previous(policy_id, {arglist})\n")
+    # __name__ gives the function a module; without one, pickling it (numba does, for
+    # parallel kernels) searches every module for a `choose` and trips numpy's deprecations
+    namespace = {"__name__": __name__, "uid": uid, "fn": fn, "previous": previous}
+    exec(compile(source, f"<sheepsim dispatcher for user policy {uid}>", "exec"), namespace)
+    return njit(namespace["choose"])
+
+
+def _check_user_policy(policy: PolicyDef, args: tuple[str, ...]) -> None:
+    """One-line errors for the two usual plugin mistakes, before numba's long ones."""
+    fn = getattr(policy.fn, "py_func", None)
+    if fn is None:
+        raise SheepsimError(f"{policy.game} policy {policy.name} must be an @njit function (from numba import njit)")
+    n = len(inspect.signature(fn).parameters)
+    if n != len(args):
+        raise SheepsimError(f"{policy.game} policy {policy.name} takes {n} arguments; {policy.game} policies take "
+                            f"{len(args)}: ({', '.join(args)})")
 
 
 def chooser(builtin: Callable, specs: list[PolicySpec]) -> Callable:
     """The game's built-in dispatcher with every user policy of `specs` in front."""
+    args = policy_args(builtin)
     choose = builtin
-    for uid, fn in sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
-                          key=lambda x: x[0]):
-        choose = with_user(choose, uid, fn)
+    users = {p.policy.id: p.policy for p in specs if not p.policy.builtin}
+    for uid in sorted(users):
+        _check_user_policy(users[uid], args)
+        choose = with_user(choose, uid, users[uid].fn, args)
     return choose
 
 

@@ -98,10 +98,39 @@ def fits(s, rules, deck, mask, space):
     return True
 
 
+@njit(cache=True, inline="always")
+def _constraint(s, rules, deck, space):
+    """`fits` for `space`, read once per decision point instead of once per card:
+    (allowed, a, b, c) such that a card of mask m fits iff allowed and m shares a
+    colour with each of a, b, c (-1 = no constraint: every mask >= 1 passes)."""
+    left = s[ROWN + LEFT] > 0
+    centre = s[ROWN + CENTRE] > 0
+    right = s[ROWN + RIGHT] > 0
+    here = s[ROWN + space] > 0
+    occupied_neighbour = (left or right) if space == CENTRE else centre
+    if not here and not occupied_neighbour and (left or centre or right):
+        return False, -1, -1, -1
+    a, b, c = -1, -1, -1
+    if space == CENTRE:
+        if left:
+            a = top_mask(s, deck, LEFT)
+        if right:
+            b = top_mask(s, deck, RIGHT)
+    elif centre:
+        a = top_mask(s, deck, CENTRE)
+    if here and rules[R_MATCH_COVERED] == 1:
+        c = top_mask(s, deck, space)
+    return True, a, b, c
+
+
 @njit(cache=True)
 def legal_plays(s, rules, deck, seat, buf, start):
     """Write seat's legal (PLAY, card, space) rows to buf[start:], sorted by card then
     space, after the empty-space priority (A-H2); return how many."""
+    ok0, a0, b0, c0 = _constraint(s, rules, deck, LEFT)
+    ok1, a1, b1, c1 = _constraint(s, rules, deck, CENTRE)
+    ok2, a2, b2, c2 = _constraint(s, rules, deck, RIGHT)
+    oks, As, Bs, Cs = (ok0, ok1, ok2), (a0, a1, a2), (b0, b1, b2), (c0, c1, c2)
     n = start
     n_empty = 0
     prio = rules[R_PRIORITY]
@@ -110,7 +139,7 @@ def legal_plays(s, rules, deck, seat, buf, start):
         c = s[base + i]
         m = deck[c]
         for x in range(NSPACES):
-            if fits(s, rules, deck, m, x):
+            if oks[x] and m & As[x] != 0 and m & Bs[x] != 0 and m & Cs[x] != 0:
                 buf[n, 0] = PLAY
                 buf[n, 1] = c
                 buf[n, 2] = x
@@ -140,13 +169,17 @@ def can_play(s, rules, deck, seat):
     base set except under strict, where only empty-space plays count.)"""
     prio = rules[R_PRIORITY]
     any_empty = s[ROWN + LEFT] == 0 or s[ROWN + CENTRE] == 0 or s[ROWN + RIGHT] == 0
+    ok0, a0, b0, c0 = _constraint(s, rules, deck, LEFT)
+    ok1, a1, b1, c1 = _constraint(s, rules, deck, CENTRE)
+    ok2, a2, b2, c2 = _constraint(s, rules, deck, RIGHT)
+    oks, As, Bs, Cs = (ok0, ok1, ok2), (a0, a1, a2), (b0, b1, b2), (c0, c1, c2)
     base = HAND + seat * MC
     for i in range(s[SIZE + seat]):
         m = deck[s[base + i]]
         for x in range(NSPACES):
             if prio == STRICT and any_empty and s[ROWN + x] > 0:
                 continue
-            if fits(s, rules, deck, m, x):
+            if oks[x] and m & As[x] != 0 and m & Bs[x] != 0 and m & Cs[x] != 0:
                 return True
     return False
 

@@ -2,13 +2,16 @@
 
 No component list of the real game was found: the default deck (6 colours, every pair
 of colours 4 times, 60 cards) is an ASSUMPTION (RULES-DOSSIER Part A), and the deck
-options exist so designers can explore others.
+options and deck files (`--deck FILE`, a list of colour sets) exist so designers can
+explore others. A deck file travels as the start object {"deck": [[colour names], ...]},
+so the runner records it in every manifest.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,12 +22,13 @@ from ...policies import PolicySpec, register_policy
 from ...rng import streams
 from .. import kernels as K
 from ..base import GameSpec
+from ..deckfile import read_cards
 from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import reference
 from . import rules as R
-from .model import DECISION_NAMES, SPACE_NAMES, card_name
+from .model import COLOUR_NAMES, DECISION_NAMES, SPACE_NAMES, card_name, colours_of, parse_deck
 
 register_policy("hiboufou", "random", policy_id=POL.RANDOM,
                 doc="uniform over the legal decisions (lay a card on a space, end the turn, or draw when "
@@ -39,15 +43,45 @@ register_policy("hiboufou", "defensive", policy_id=POL.DEFENSIVE,
                 )(POL.defensive)
 
 
-def initial_state(rules, position: dict | None = None) -> np.ndarray:
-    """The deck (colour masks by card id): every game is dealt from it."""
-    return R.deck_array(rules)
+POLICY_HELP = (
+    "A policy is an @njit function policy(s, rules, deck, seat, params, rng, buf) returning one legal "
+    "decision (code, a, b): (0, card, space) lays a card, (1, 0, 0) ends the turn, (2, 0, 0) is the forced "
+    "draw. engine.legal_decisions(s, rules, deck, buf) lists them in buf. deck[card] is a card's colour mask; "
+    "read only your own hand, the row and public counts (sheepsim/games/hiboufou/policies.py).")
+
+DECK_OPTIONS = ("colours", "colours_per_card", "copies")
+
+
+def read_deck(path: Path) -> list[list[str]]:
+    """A deck file as JSON-able data: every card's colour names, in colour order (so
+    the same deck written differently gives the same manifest)."""
+    cards = read_cards(path)
+    try:
+        masks = parse_deck(cards, first=1)
+    except ValueError as exc:
+        raise SheepsimError(f"deck file {path}: {exc}")
+    return [[COLOUR_NAMES[c] for c in colours_of(m)] for m in masks]
+
+
+def initial_state(rules, start: dict | None = None) -> np.ndarray:
+    """The deck (colour masks by card id) every game is dealt from: generated from the
+    deck options, or start["deck"] (colour-name lists, as read_deck returns)."""
+    if start is None:
+        return R.deck_array(rules)
+    if not isinstance(start, dict) or set(start) != {"deck"}:
+        raise SheepsimError('a hiboufou start must be {"deck": [["red", "orange"], ...]}, not ' + repr(start)[:60])
+    # the options would be silently ignored, and the manifest would show them
+    changed = [o.name for o in R.OPTIONS if o.name in DECK_OPTIONS and rules[o.name] != o.default]
+    if changed:
+        raise SheepsimError(f"an explicit deck replaces the generated one: drop the option(s) {', '.join(changed)}")
+    try:
+        masks = parse_deck(start["deck"])
+    except ValueError as exc:
+        raise SheepsimError(f"deck: {exc}")
+    return R.deck_array(rules, masks)
 
 
 def play_chunk(rules_arr, deck, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    if K.user_policies(specs):
-        raise SheepsimError("user policies are not supported for hiboufou yet; built-in policies: "
-                            "random, greedy, defensive")
     return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, deck, specs, rotate, seed, first, n)
 
 
@@ -63,8 +97,6 @@ def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: in
 
 def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool) -> str:
     """Every decision, with the three spaces and the hands after every turn."""
-    if K.user_policies(specs):
-        raise SheepsimError("user policies are not supported for hiboufou yet")
     arr = R.to_array(rules)
     p = rules.num_players
     rngs = streams(seed, game, P.N_STREAMS)
@@ -72,14 +104,21 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool)
     ids, params = K.policy_arrays(specs)
     log = np.full((100_000, 4), -9, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    P.replay(arr, deck, ids, params, slots, rngs, row, log)
+    if K.user_policies(specs):
+        # the runner's user kernel calls play_game with the same chooser and streams
+        s = np.empty(E.STATE_SIZE, dtype=np.int32)
+        buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
+        P.play_game(K.chooser(POL.choose, specs), arr, deck, ids, params, slots, rngs, s, buf, row, log)
+    else:
+        P.replay(arr, deck, ids, params, slots, rngs, row, log)
     log = log[log[:, 0] != -9]
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
     E.deal(s, arr, deck, streams(seed, game, P.N_STREAMS)[0])
     name = {c: card_name(int(m)) for c, m in enumerate(deck)}
     events: list[dict[str, Any]] = [{"event": "deal", "state": E.to_dict(s)}]
-    lines = [f"Hiboufou game {game} of seed {seed}, {p} players, {len(deck)} cards (deck: assumption unless "
-             f"given), rules {rules.to_json()}",
+    generated = np.array_equal(deck, R.deck_array(rules))
+    lines = [f"Hiboufou game {game} of seed {seed}, {p} players, {len(deck)} cards "
+             f"({'generated deck: an assumption' if generated else 'deck file'}), rules {rules.to_json()}",
              "seats: " + ", ".join(f"seat {t} ({specs[int(slots[t])].label})" for t in range(p))]
     lines += _table(E.to_dict(s), name)
     for seat, code, a, b in log:
@@ -123,4 +162,5 @@ GAME = GameSpec(
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=3, bench_workload="uniform random policy, complete games (deck: the assumed default)",
+    read_deck=read_deck, policy_help=POLICY_HELP,
 )

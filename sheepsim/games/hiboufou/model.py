@@ -230,12 +230,13 @@ def check_deck_for_players(deck: Sequence, players: int) -> None:
                          f"(3 per player plus the first face-up card)")
 
 
-def parse_deck(obj, colour_names: Sequence[str] = COLOUR_NAMES) -> tuple[int, ...]:
+def parse_deck(obj, colour_names: Sequence[str] = COLOUR_NAMES, first: int = 0) -> tuple[int, ...]:
     """Masks of an explicit deck given as a list of colour-name lists.
 
     Bit c of a mask is colour_names[c]. Names are matched case-insensitively. Raises
     ValueError for: not a list, an empty deck, a card that is not a list of names, a
-    card with no colour, an unknown colour name, a colour repeated on one card.
+    card with no colour, an unknown colour name, a colour repeated on one card. Messages
+    number the cards from `first`: 0 as card ids, 1 for a deck file a person wrote.
     """
     names = [str(n).strip().lower() for n in colour_names]
     if len(names) > MAX_COLOURS:
@@ -245,7 +246,7 @@ def parse_deck(obj, colour_names: Sequence[str] = COLOUR_NAMES) -> tuple[int, ..
     if not obj:
         raise ValueError("the deck is empty")
     masks = []
-    for i, card in enumerate(obj):
+    for i, card in enumerate(obj, start=first):
         if isinstance(card, str) or not isinstance(card, (list, tuple)):
             raise ValueError(f"card {i}: expected a list of colour names, got {card!r}")
         if not card:

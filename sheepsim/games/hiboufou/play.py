@@ -27,11 +27,20 @@ def play_game(choose_fn, rules, deck, slot_ids, slot_params, seat_slot, rngs, s,
     goes to log[t] = (actor, code, a, b)."""
     deal(s, rules, deck, rngs[0])
     t = 0
+    # the actor's policy id, parameter row and stream are taken when the actor changes
+    # (once a turn), not per decision: each row view costs reference counting
+    seat = -1
+    policy_id = slot_ids[0]
+    params = slot_params[0]
+    rng = rngs[POLICY_STREAM]
     while s[H_OVER] == 0:
-        seat = s[H_ACTOR]
-        slot = seat_slot[seat]
-        code, a, b = choose_fn(slot_ids[slot], s, rules, deck, seat, slot_params[slot],
-                               rngs[POLICY_STREAM + seat], buf)
+        if s[H_ACTOR] != seat:
+            seat = s[H_ACTOR]
+            slot = seat_slot[seat]
+            policy_id = slot_ids[slot]
+            params = slot_params[slot]
+            rng = rngs[POLICY_STREAM + seat]
+        code, a, b = choose_fn(policy_id, s, rules, deck, seat, params, rng, buf)
         if t < log.shape[0]:
             log[t, 0] = seat
             log[t, 1] = code
