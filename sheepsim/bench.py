@@ -1,20 +1,51 @@
-"""`sheepsim bench`: compiled kernel vs pure-Python reference, side by side in one run.
+"""`sheepsim bench`: one table of every game's speed, also as JSON for tracking.
 
-Cold compile time is measured in a fresh process with an empty numba cache folder
-(NUMBA_CACHE_DIR), warm start in a fresh process using the package's own cache: both
-are what a user waits for before the first game.
+Per game (its GameSpec's bench_players, bench_policy and bench_workload):
+
+* games/s at 1 and at N threads (default 2): the game's chunk kernel in this process,
+  after a warm-up, on the same games (seed 1, games 0 .. n-1) at every thread count
+  (numba.set_num_threads). Runs alternate between the thread counts and repeat; the
+  fastest run of each is kept, since other processes on the machine can only slow a
+  run down. `speed-up` = N-thread / 1-thread games/s, `efficiency` = speed-up / N.
+* cpu/wall: CPU seconds of this process per wall second in the best N-thread run.
+  Near N when every thread had a core to itself; lower when other processes took the
+  cores (the speed-up is then understated) or threads sat idle waiting for others.
+* reference games/s: the pure-Python reference engine (1 thread); ratio = the kernel
+  at 1 thread / the reference, both single-threaded.
+* cold start: a fresh process with an empty numba cache (NUMBA_CACHE_DIR), import +
+  compile + first game; warm start: a fresh process with the package's own cache.
+  Both are what a user waits for before the first game.
+
+Sizes: unless given, each game's sizes are calibrated to its speed, so a fast and a
+slow game get the same measuring time: a run of the kernel takes about RUN_SECONDS
+at 1 thread and the reference about REFERENCE_SECONDS. Sizes keep two significant
+digits so they stay the same from one run to the next.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import platform
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import SheepsimError
+
+RUN_SECONDS = 0.3          # one kernel run at 1 thread (CPU seconds)
+REPEATS = 5                # runs per thread count, best kept: ~1.5 s at 1 thread
+REFERENCE_SECONDS = 0.5    # one reference run
+REFERENCE_REPEATS = 3
+SPEED_UP_TARGET = 1.8      # the issue's target for 2 threads
 
 _START = """
-import time, numpy as np
+import time
 t0 = time.perf_counter()
 from sheepsim.games import get_game
 from sheepsim.policies import seat_specs
@@ -25,41 +56,206 @@ print(time.perf_counter() - t0)
 """
 
 
-def _start_seconds(game: str, players: int, cache_dir: str | None) -> float:
+def start_seconds(game: str, players: int, cache_dir: str | None) -> float:
+    """Seconds from a fresh interpreter to one finished game; `cache_dir` replaces the
+    package's numba cache (an empty folder: cold start)."""
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
     out = subprocess.run([sys.executable, "-c", _START.format(game=game, players=players)], env=env,
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SheepsimError(f"bench: the {game} start-up process failed: {last}")
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def bench_game(game, players: int | None, n_games: int, reference_games: int, threads: int | None) -> str:
-    from .policies import seat_specs
-    from .runner import set_threads
+def _two_digits(x: float) -> int:
+    """x rounded down to two significant digits (at least 1)."""
+    if x < 10:
+        return max(1, int(x))
+    scale = 10 ** (int(math.log10(x)) - 1)
+    return int(x // scale * scale)
 
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
+    """(wall, CPU) seconds of fn(); CPU time counts every thread of this process."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _calibrate(cpu_seconds: Callable[[int], float], target: float) -> int:
+    """Games that take about `target` CPU seconds at 1 thread: grow a trial size until a
+    trial takes a tenth of the target, then scale. CPU time, not wall time, so that
+    other processes on the machine do not change the sizes."""
+    n = 1
+    while True:
+        t = cpu_seconds(n)
+        if t >= target / 10:
+            return _two_digits(n * target / t)
+        n = int(n * min(100.0, max(2.0, target / 10 / max(t, 1e-6) * 1.5)))
+
+
+def _summary(n: int, times: list[tuple[float, float]]) -> dict[str, Any]:
+    wall, cpu = min(times)
+    return {"games_per_s": n / wall, "cpu_per_wall": cpu / wall, "games_per_cpu_s": n / cpu,
+            "wall_s": [round(w, 4) for w, _ in times], "cpu_s": [round(c, 4) for _, c in times]}
+
+
+def _kernel(game, rules, specs, n_games: int | None, threads: int) -> dict[str, Any]:
+    """Best-of-REPEATS runs of the chunk kernel at 1 and at `threads` threads."""
+    import numba
+    arr, init = game.to_array(rules), game.initial_state(rules, None)
+
+    def run(n: int) -> tuple[float, float]:
+        return _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n))
+
+    for t in (threads, 1):                      # warm up (the thread pool, first calls)
+        numba.set_num_threads(t)
+        run(min(n_games or 1000, 1000))
+    n = n_games or _calibrate(lambda k: run(k)[1], RUN_SECONDS)
+    runs: dict[int, list[tuple[float, float]]] = {1: [], threads: []}
+    for _ in range(REPEATS):                    # alternate, so a busy spell hits both
+        for t in runs:
+            numba.set_num_threads(t)
+            runs[t].append(run(n))
+    return {"games": n, "repeats": REPEATS, "threads": {t: _summary(n, times) for t, times in runs.items()}}
+
+
+def _reference(game, rules, n_games: int | None) -> dict[str, Any]:
+    """Best-of-REFERENCE_REPEATS runs of the reference engine (each replays the same games)."""
+    def run(n: int) -> tuple[float, float]:
+        return _timed(lambda: game.reference_bench(rules, n, 1, game.bench_policy))
+
+    n = n_games or _calibrate(lambda k: run(k)[1], REFERENCE_SECONDS)
+    return {"games": n, "repeats": REFERENCE_REPEATS, **_summary(n, [run(n) for _ in range(REFERENCE_REPEATS)])}
+
+
+def workload(game, players: int | None = None):
+    """(players, rules, seat specs) the game is benchmarked with; SheepsimError if bad."""
+    from .policies import seat_specs
     players = players or game.bench_players or game.players[0]
     rules = game.make_rules(players, {})
-    specs = seat_specs(game.name, [game.bench_policy], players)
-    with tempfile.TemporaryDirectory() as empty:
-        cold = _start_seconds(game.name, players, empty)
-    _start_seconds(game.name, players, None)          # make sure the package cache is filled
-    warm = _start_seconds(game.name, players, None)
-    threads = set_threads(threads)
-    arr, init = game.to_array(rules), game.initial_state(rules, None)
-    game.play_chunk(arr, init, specs, True, 0, 0, 1000)   # warm up this process
-    start = time.perf_counter()
-    chunk = 200_000
-    for first in range(0, n_games, chunk):
-        game.play_chunk(arr, init, specs, True, 1, first, min(chunk, n_games - first))
-    kernel = n_games / (time.perf_counter() - start)
-    reference = game.reference_bench(rules, reference_games, 1, game.bench_policy)
-    return "\n".join([
-        f"{game.title}, {players} players, every seat {game.bench_policy}: {game.bench_workload}",
-        f"{'engine':<22}{'games':>12}{'games/s':>14}",
-        f"{'compiled kernel':<22}{n_games:>12,}{kernel:>14,.0f}   ({threads} thread{'s' if threads > 1 else ''})",
-        f"{'reference (Python)':<22}{reference_games:>12,}{reference:>14,.0f}   (1 thread)",
-        f"speed-up: {kernel / reference:,.0f}x",
-        f"cold start (empty numba cache, compile + first game): {cold:.2f}s",
-        f"warm start (cached kernels, import + first game):     {warm:.2f}s",
-    ])
+    return players, rules, seat_specs(game.name, [game.bench_policy], players)
+
+
+def bench_game(game, players: int | None = None, n_games: int | None = None, reference_games: int | None = None,
+               threads: int = 2, startup: bool = True) -> dict[str, Any]:
+    """One row of the table (a JSON-able dict)."""
+    players, rules, specs = workload(game, players)
+    cold = warm = None
+    if startup:
+        with tempfile.TemporaryDirectory() as empty:
+            cold = start_seconds(game.name, players, empty)
+        start_seconds(game.name, players, None)          # make sure the package cache is filled
+        warm = start_seconds(game.name, players, None)
+    kernel = _kernel(game, rules, specs, n_games, threads)
+    ref = _reference(game, rules, reference_games)
+    one, many = kernel["threads"][1]["games_per_s"], kernel["threads"][threads]["games_per_s"]
+    return {"game": game.name, "title": game.title, "players": players, "policy": game.bench_policy,
+            "workload": game.bench_workload, "kernel": kernel,
+            "games_per_s_1t": one, "games_per_s_nt": many, "threads": threads,
+            "speed_up": many / one, "efficiency": many / one / threads,
+            "cpu_per_wall_nt": kernel["threads"][threads]["cpu_per_wall"],
+            "reference": ref, "reference_games_per_s": ref["games_per_s"], "ratio": one / ref["games_per_s"],
+            "cold_start_s": cold, "warm_start_s": warm}
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on, and how busy it was."""
+    import numba
+    from .runner import versions
+    return {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "host": platform.node(),
+            "platform": platform.platform(), "cpu": _cpu_model(), "cpu_count": os.cpu_count(),
+            "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+            "numba_threads": numba.config.NUMBA_NUM_THREADS,
+            "load_average": list(os.getloadavg()), "versions": versions()}
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def threads_for(requested: int) -> int:
+    """The N of the N-thread column: as requested, capped by numba's thread pool."""
+    import numba
+    return max(1, min(requested, numba.config.NUMBA_NUM_THREADS))
+
+
+def check_json_path(path: Path) -> None:
+    """Fail before minutes of measuring, not after."""
+    if path.is_dir():
+        raise SheepsimError(f"--json {path} is a folder; give a file name, e.g. {path / 'bench.json'}")
+    if not path.parent.is_dir():
+        raise SheepsimError(f"--json {path}: folder {path.parent} does not exist")
+
+
+def run(games: list, players: int | None, n_games: int | None, reference_games: int | None, threads: int,
+        startup: bool, log: Callable[[str], None]) -> dict[str, Any]:
+    """Benchmark `games` (GameSpecs) one after the other; the report as JSON-able data."""
+    threads = threads_for(threads)
+    for game in games:                          # bad input fails before any measuring
+        workload(game, players)
+    report: dict[str, Any] = {"machine": machine(), "threads": threads, "rows": []}
+    for game in games:
+        log(f"bench: {game.name}...")
+        report["rows"].append(bench_game(game, players, n_games, reference_games, threads, startup))
+    report["load_average_end"] = list(os.getloadavg())
+    report["machine"]["threading_layer"] = _threading_layer()
+    return report
+
+
+def _threading_layer() -> str:
+    import numba
+    try:
+        return numba.threading_layer()          # known once a parallel kernel has run
+    except ValueError:
+        return numba.config.THREADING_LAYER
+
+
+def _fmt_s(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def table(report: dict[str, Any]) -> str:
+    """The report as one text table, with the conditions it was measured in."""
+    n = report["threads"]
+    m = report["machine"]
+    head = ["game", "players", "games/s 1t", f"games/s {n}t", "speed-up", "effic.", "cpu/wall",
+            "ref games/s", "ratio", "cold s", "warm s"]
+    rows = [[r["game"], str(r["players"]), f"{r['games_per_s_1t']:,.0f}", f"{r['games_per_s_nt']:,.0f}",
+             f"{r['speed_up']:.2f}x", f"{r['efficiency']:.0%}", f"{r['cpu_per_wall_nt']:.2f}",
+             f"{r['reference_games_per_s']:,.1f}", f"{r['ratio']:,.0f}x",
+             _fmt_s(r["cold_start_s"]), _fmt_s(r["warm_start_s"])] for r in report["rows"]]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
+    load = ", ".join(f"{x:.2f}" for x in m["load_average"][:1] + report.get("load_average_end", [])[:1])
+    out = [f"sheepsim bench  {m['date']}  {m['cpu']}, {m['cpus_usable']} CPUs, numba {m['versions']['numba']} "
+           f"({m.get('threading_layer', '?')} threading), 1-minute load average at start, end: {load}",
+           line(head), line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    out.append("")
+    out += [f"{r['game']}: {r['players']} players, every seat {r['policy']}: {r['workload']}; "
+            f"{r['kernel']['games']:,} games per run, best of {r['kernel']['repeats']} per thread count; "
+            f"reference {r['reference']['games']:,} games, best of {r['reference']['repeats']}" for r in report["rows"]]
+    slow = [r["game"] for r in report["rows"] if n == 2 and r["speed_up"] < SPEED_UP_TARGET]
+    if slow:
+        low = [r["game"] for r in report["rows"] if r["game"] in slow and r["cpu_per_wall_nt"] < 0.9 * n]
+        out.append(f"below the {SPEED_UP_TARGET}x target at 2 threads: {', '.join(slow)}"
+                   + (f" (cpu/wall under {0.9 * n:.1f}, so other processes took CPU: {', '.join(low)})" if low else ""))
+    out.append("ratio = kernel at 1 thread / reference; cpu/wall near the thread count means the threads had the "
+               "cores to themselves")
+    return "\n".join(out)
+
+
+def write_json(report: dict[str, Any], path: Path) -> None:
+    from .fileio import write_atomic
+    write_atomic(path, json.dumps(report, indent=2) + "\n")

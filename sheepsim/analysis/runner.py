@@ -14,8 +14,34 @@ from typing import Any
 
 from ..errors import SheepsimError
 
-KINDS = ("seat_advantage", "policy_sweep", "rule_variants")
+KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid")
 COMMON = {"name", "title", "kind", "game", "seed", "description"}
+
+
+def _toml_problem(path: Path, exc: Exception) -> str:
+    """'line N, key K: what is wrong' for a TOML error (tomllib gives only a position)."""
+    import re
+    message = str(exc)
+    lines = path.read_text().splitlines()
+    at = re.search(r" \(at line (\d+), column \d+\)$", message)
+    if at:
+        number = int(at.group(1))
+    else:          # "(at end of document)": the last statement
+        number = max((i + 1 for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")),
+                     default=1)
+    message = re.sub(r" \(at (line \d+, column \d+|end of document)\)$", "", message)
+    key = None
+    # the key/value or table the broken line belongs to: a value may span lines (arrays)
+    for i in range(min(number, len(lines)) - 1, -1, -1):
+        found = re.match(r"\s*(\[+[^\]]*\]*|[A-Za-z0-9_\-.\"' ]+?)\s*=", lines[i]) or \
+            re.match(r"\s*(\[+[^\]]*\]*)\s*$", lines[i])
+        if found:
+            key = found.group(1).strip()
+            break
+        if i == number - 1 and re.match(r"\s*[A-Za-z0-9_\-]+", lines[i]):
+            key = re.match(r"\s*([A-Za-z0-9_\-]+)", lines[i]).group(1)
+            break
+    return f"line {number}{f', key {key!r}' if key else ''}: {message}"
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -23,8 +49,10 @@ def load(path: Path) -> dict[str, Any]:
         spec = tomllib.loads(Path(path).read_text())
     except OSError as exc:
         raise SheepsimError(f"cannot read analysis file {path}: {exc.strerror}")
+    except UnicodeDecodeError:
+        raise SheepsimError(f"analysis file {path} is not UTF-8 text (a TOML file is)")
     except tomllib.TOMLDecodeError as exc:
-        raise SheepsimError(f"analysis file {path} is not valid TOML: {exc}")
+        raise SheepsimError(f"analysis file {path} is not valid TOML: {_toml_problem(Path(path), exc)}")
     for key in ("kind", "game"):
         if key not in spec:
             raise SheepsimError(f"analysis file {path} has no `{key}`; kinds: {', '.join(KINDS)}")
@@ -38,8 +66,8 @@ def load(path: Path) -> dict[str, Any]:
 def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None = None,
              progress: bool = True) -> Path:
     spec = load(path)
-    from . import seat_advantage, sweep, variants
-    kinds = {"seat_advantage": seat_advantage, "policy_sweep": sweep, "rule_variants": variants}
+    from . import grid, seat_advantage, sweep, variants
+    kinds = {"seat_advantage": seat_advantage, "policy_sweep": sweep, "rule_variants": variants, "grid": grid}
     module = kinds[spec["kind"]]
     unknown = set(spec) - COMMON - set(module.KEYS)
     if unknown:

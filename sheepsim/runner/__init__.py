@@ -1,15 +1,20 @@
-"""Run many games: chunks, threads, seat rotation, progress, results (DESIGN 3, 6).
+"""Run many games: chunks, backends, resume, sequential stopping, progress (DESIGN 3, 6).
 
-A run is cut into chunks of consecutive game indices. Each chunk is one call into the
-game's parallel kernel (Python is crossed once per chunk); game g's result depends
-only on (rules, start state, policies, seed, g), so threads, chunk size and resume
-never change a row.
+A run is cut into chunks of consecutive game indices. A backend (backends.py: this
+process, or Dask workers in cluster.py) turns each chunk into its stored form with the
+one function `chunk.compute`: the per-game frame, or in aggregate mode its counts
+(results.aggregate), the frame discarded so memory stays flat. This module merges the
+chunks in index order, writes each to the run folder as it arrives, and decides a
+sequential stop. Game g's result depends only on (rules, start state, policies, seed,
+g), so threads, workers, backend, chunk size and resume never change a result; with
+--ci-halfwidth the stop is taken at a chunk boundary, so there the chunk size counts.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,25 +23,34 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..errors import SheepsimError
 from ..games.base import GameSpec
 from ..options import Rules
 from ..policies import PolicySpec
-from ..results import prepare_folder, write_chunk, write_json, MANIFEST
+from ..results import RunFolder, inspect_folder
+from ..results.aggregate import Aggregate, aggregate_frame
+from .backends import open_backend
+from .chunk import ChunkJob, policy_sources
+from .progress import progress_bar
+from .stopping import halfwidths, narrow_enough
 
 DEFAULT_CHUNK = 50_000
 
 
 @dataclass
 class Run:
-    """A finished run: per-game results and the manifest that produced them."""
+    """A finished run: per-game results (empty in aggregate mode), the manifest that
+    produced them, and in aggregate mode the merged counts."""
 
     results: pd.DataFrame
     manifest: dict[str, Any]
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    aggregate: Aggregate | None = None
 
 
 def set_threads(threads: int | None) -> int:
+    """Set numba's thread count for the calling thread (capped by the pool); return it."""
     import numba
     if threads:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
@@ -46,82 +60,134 @@ def set_threads(threads: int | None) -> int:
 def versions() -> dict[str, str]:
     import numba
     import pyarrow
-    return {"sheepsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
-            "pandas": pd.__version__, "pyarrow": pyarrow.__version__, "python": sys.version.split()[0]}
+    out = {"sheepsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
+           "pandas": pd.__version__, "pyarrow": pyarrow.__version__, "python": sys.version.split()[0]}
+    dask = getattr(sys.modules.get("distributed"), "__version__", None)     # only if a run used it
+    if dask:
+        out["distributed"] = dask
+    return out
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB (Linux reports KB)."""
+    import resource
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def make_manifest(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, seed: int,
-                  chunk_size: int, rotate: bool, position: dict | None) -> dict[str, Any]:
+                  chunk_size: int | None, rotate: bool, position: dict | None, mode: str = "rows",
+                  ci_halfwidth: float | None = None) -> dict[str, Any]:
     return {
-        "game": game.name, "game_version": game.version, "rules": rules.as_dict(),
-        "policies": [s.label for s in specs], "seed": seed, "games": games,
-        "chunk_size": chunk_size, "rotate": rotate, "start_position": position,
+        "format": "sheepsim-run/2", "game": game.name, "game_version": game.version, "rules": rules.as_dict(),
+        "policies": [s.label for s in specs], "seed": seed, "games": games, "chunk_size": chunk_size,
+        "rotate": rotate, "start_position": position, "mode": mode, "ci_halfwidth": ci_halfwidth,
         "turn_unit": game.turn_unit, "versions": versions(),
     }
 
 
 def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, seed: int = 0,
              threads: int | None = None, rotate: bool = True, position: dict | None = None,
-             out: Path | None = None, chunk_size: int = DEFAULT_CHUNK, progress: bool = False) -> Run:
-    """Play `games` games and return their results (also written to `out` if given)."""
-    threads = set_threads(threads)
-    manifest = make_manifest(game, rules, specs, games, seed, chunk_size, rotate, position)
-    manifest["threads"] = threads
-    done = prepare_folder(out, manifest) if out is not None else set()
-    init = game.initial_state(rules, position)
-    arr = game.to_array(rules)
-    frames = []
-    start = time.perf_counter()
-    starts = range(0, games, chunk_size)
-    bar = _progress(len(starts), progress)
-    for index, first in enumerate(starts):
-        n = min(chunk_size, games - first)
-        if index in done:
-            frames.append(pd.read_parquet(out / f"chunk-{index:06d}.parquet"))
-        else:
-            rows = game.play_chunk(arr, init, specs, rotate, seed, first, n)
-            df = game.frame(rows, rules, specs, seed, first)
-            if out is not None:
-                write_chunk(out, index, df, manifest)
-            frames.append(df)
-        bar.update(1)
-    bar.close()
-    seconds = time.perf_counter() - start
-    manifest["seconds"] = round(seconds, 3)
+             out: Path | None = None, chunk_size: int | None = None, progress: bool = False, *,
+             aggregate: bool = False, ci_halfwidth: float | None = None, backend: str = "local",
+             scheduler: str | None = None, workers: int | None = None,
+             on_chunk: Callable[[int], None] | None = None) -> Run:
+    """Play `games` games (fewer if `ci_halfwidth` stops the run first) and return their
+    results; with `out`, write them chunk by chunk and resume what is there.
+
+    `aggregate` keeps per-chunk counts instead of per-game rows. `backend` is "local"
+    (numba `threads`) or "dask" (`scheduler` address, or a LocalCluster of `workers`
+    processes with `threads` numba threads each). `on_chunk(index)` is called after each
+    chunk is merged. Bad input raises SheepsimError before anything is written."""
+    if games < 1:
+        raise SheepsimError(f"--games must be a positive number of games, not {games}")
+    if ci_halfwidth is not None and not 0 < ci_halfwidth < 0.5:
+        raise SheepsimError(f"--ci-halfwidth must be between 0 and 0.5 (a win-rate half-width), "
+                            f"not {ci_halfwidth}")
+    mode = "aggregate" if aggregate else "rows"
+    manifest = make_manifest(game, rules, specs, games, seed, chunk_size, rotate, position, mode, ci_halfwidth)
+    old = None
     if out is not None:
-        write_json(out / MANIFEST, manifest)
+        old, stored = inspect_folder(out, manifest, chunk_size)
+        chunk_size = chunk_size or stored
+    manifest["chunk_size"] = chunk_size = chunk_size or DEFAULT_CHUNK
+    init = game.initial_state(rules, position)
+    plugins, modules = policy_sources(specs)
+    runner = open_backend(backend, threads, scheduler, workers)
+    try:
+        job = ChunkJob(game.name, rules, game.to_array(rules), init, tuple(s.label for s in specs), rotate,
+                       seed, games, chunk_size, aggregate, threads=runner.threads if runner.name == "dask" else None,
+                       plugins=plugins, modules=modules)
+        manifest.update(runner.info())
+        folder = RunFolder(out, manifest, old) if out is not None else None
+        try:
+            return _drive(job, (game, specs), runner, folder, manifest, progress, ci_halfwidth, on_chunk)
+        finally:
+            if folder is not None:
+                folder.close()
+    finally:
+        runner.close()
+
+
+def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, manifest: dict[str, Any],
+           progress: bool, ci_halfwidth: float | None, on_chunk) -> Run:
+    """Merge chunks in index order (loaded from the folder, or from the backend) until
+    the last chunk or the sequential stop."""
+    players = job.rules.num_players
+    loaded: dict[int, Any] = {}
+    redone: dict[int, str] = {}
+    if folder is not None:
+        for index in range(job.chunks):
+            payload, why = folder.load(index)
+            if payload is not None:
+                loaded[index] = payload
+            elif why != "not finished":
+                redone[index] = why
+    resumed = len(loaded)
+    start = time.perf_counter()
+    counts = Aggregate(players) if job.aggregate or ci_halfwidth is not None else None
+    frames: list[pd.DataFrame] = []
+    arrived: dict[int, Any] = {}
+    stream = runner.run(job, [i for i in range(job.chunks) if i not in loaded], prepared)
+    bar = progress_bar(job.chunks, progress)
+    last = job.chunks - 1
+    try:
+        for index in range(job.chunks):
+            payload = loaded.pop(index, None)
+            while payload is None:
+                if index in arrived:
+                    payload = arrived.pop(index)
+                    break
+                got, part = next(stream)
+                if folder is not None:
+                    folder.save(got, part)
+                arrived[got] = part
+            if job.aggregate:
+                counts.add(payload)
+            else:
+                frames.append(payload)
+                if counts is not None:
+                    counts.add(aggregate_frame(payload, players))
+            bar.update(1)
+            if on_chunk is not None:
+                on_chunk(index)
+            if ci_halfwidth is not None and narrow_enough(counts, ci_halfwidth):
+                last = index
+                break
+    finally:
+        stream.close()
+        bar.close()
+    seconds = time.perf_counter() - start
+    played = sum(job.bounds(i)[1] for i in range(last + 1))
+    manifest["played"] = played
+    manifest["seconds"] = round(seconds, 3)
+    manifest["peak_rss_mb"] = peak_rss_mb()
+    if ci_halfwidth is not None:
+        widths = halfwidths(counts)
+        manifest["stopped"] = {"chunks": last + 1, "games": played, "reached": bool(np.all(widths <= ci_halfwidth)),
+                               "halfwidths": [round(float(w), 6) for w in widths]}
+    if folder is not None:
+        folder.drop_beyond(last)          # computed past the stop (parallel backends) or left by one
+        folder.finish(counts if job.aggregate else None)
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return Run(results, manifest, seconds)
-
-
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-class _Bar:
-    """A one-line progress bar on stderr (chunks done, games/s, time left)."""
-
-    def __init__(self, total: int):
-        self.total, self.done, self.start = total, 0, time.perf_counter()
-
-    def update(self, n: int) -> None:
-        self.done += n
-        elapsed = time.perf_counter() - self.start
-        left = elapsed / self.done * (self.total - self.done)
-        width = 30
-        filled = int(width * self.done / self.total)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} chunks"
-                         f"  {elapsed:6.1f}s  ~{left:5.1f}s left")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
-def _progress(total: int, enabled: bool):
-    return _Bar(total) if enabled and total > 1 else _NoBar()
+    return Run(results, manifest, seconds, {"resumed": resumed, "redone": redone},
+               counts if job.aggregate else None)

@@ -1,0 +1,55 @@
+"""Backends play chunks and hand back their stored forms (frame or counts) in any order.
+
+Both run `chunk.compute`; the runner merges in chunk-index order, so the backend never
+changes a result. `open_backend` checks its arguments and connects before the runner
+touches the output folder (bad input fails with nothing written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import SheepsimError
+from ..results import Payload
+from .chunk import ChunkJob, compute
+
+BACKENDS = ("local", "dask")
+
+
+class LocalBackend:
+    """This process: one chunk at a time, each on all numba threads (`--threads`)."""
+
+    name = "local"
+
+    def __init__(self, threads: int | None):
+        from . import set_threads
+        self.threads = set_threads(threads)
+
+    def info(self) -> dict[str, Any]:
+        return {"backend": "local", "threads": self.threads}
+
+    def run(self, job: ChunkJob, indices: list[int], prepared: tuple) -> Iterator[tuple[int, Payload]]:
+        for index in indices:
+            yield index, compute(job, index, prepared)
+
+    def close(self) -> None:
+        pass
+
+
+def open_backend(backend: str, threads: int | None = None, scheduler: str | None = None,
+                 workers: int | None = None):
+    """A ready backend: `local`, or `dask` on the cluster at `scheduler` or on a
+    LocalCluster of `workers` processes. Raises SheepsimError on bad arguments."""
+    if backend not in BACKENDS:
+        raise SheepsimError(f"unknown backend {backend!r}; valid backends: {', '.join(BACKENDS)}")
+    if workers is not None and workers < 1:
+        raise SheepsimError(f"--workers must be at least 1, not {workers}")
+    if backend == "local":
+        if scheduler is not None or workers is not None:
+            raise SheepsimError("--scheduler and --workers need --backend dask")
+        return LocalBackend(threads)
+    if scheduler is not None and workers is not None:
+        raise SheepsimError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
+    from .cluster import DaskBackend
+    return DaskBackend(scheduler, workers, threads)

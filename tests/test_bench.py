@@ -1,0 +1,102 @@
+"""`sheepsim bench`: one table over every registered game, JSON, bad input.
+
+Tiny sizes only, and no assertion on any speed: benchmarks are not tests (DESIGN 7).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import assert_bad, run_cli
+from sheepsim import bench as B
+from sheepsim.games import all_games
+
+COLUMNS = ["game", "players", "games/s 1t", "games/s 2t", "speed-up", "effic.", "cpu/wall", "ref games/s",
+           "ratio", "cold s", "warm s"]
+ROW_KEYS = {"game", "players", "policy", "workload", "games_per_s_1t", "games_per_s_nt", "threads", "speed_up",
+            "efficiency", "cpu_per_wall_nt", "reference_games_per_s", "ratio", "cold_start_s", "warm_start_s"}
+
+
+@pytest.fixture
+def fake_startup(monkeypatch):
+    """Start-up timings without the fresh processes (a cold compile takes minutes)."""
+    calls = []
+
+    def fake(game, players, cache_dir):
+        calls.append((game, players, cache_dir is None))
+        return 1.25 if cache_dir is None else 7.5
+    monkeypatch.setattr(B, "start_seconds", fake)
+    return calls
+
+
+def test_every_game_in_one_table_and_json(tmp_path, fake_startup):
+    path = tmp_path / "bench.json"
+    result = run_cli("bench", "--games", "64", "--reference-games", "1", "--json", str(path))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = next(line for line in lines if line.startswith("game "))
+    for column in COLUMNS:
+        assert column in header
+    games = all_games()
+    for name, game in games.items():
+        row = next(line for line in lines if line.startswith(name + " "))
+        cells = row.split()
+        assert len(cells) == len(COLUMNS), row
+        assert cells[1] == str(game.bench_players or game.players[0])
+        assert cells[-2:] == ["7.50", "1.25"]                     # cold, warm
+        assert f"every seat {game.bench_policy}" in result.output
+    data = json.loads(path.read_text())
+    assert [r["game"] for r in data["rows"]] == list(games)
+    assert data["threads"] == 2
+    for row in data["rows"]:
+        assert ROW_KEYS <= set(row)
+        assert row["kernel"]["games"] == 64 and row["reference"]["games"] == 1
+        assert set(row["kernel"]["threads"]) == {"1", "2"}
+        assert row["games_per_s_1t"] > 0 and row["games_per_s_nt"] > 0 and row["reference_games_per_s"] > 0
+        assert row["efficiency"] == pytest.approx(row["speed_up"] / 2)
+        assert (row["cold_start_s"], row["warm_start_s"]) == (7.5, 1.25)
+    machine = data["machine"]
+    for key in ("date", "cpu_count", "cpus_usable", "numba_threads", "threading_layer", "load_average"):
+        assert key in machine
+    assert {"sheepsim", "numba", "numpy", "python"} <= set(machine["versions"])
+    # the cold start is timed with an empty cache, the warm one with the package's
+    assert {(name, False) for name in games} <= {(g, warm) for g, _, warm in fake_startup}
+
+
+def test_one_game_with_players_and_no_startup():
+    result = run_cli("bench", "blacksheep", "-p", "4", "--games", "10", "--reference-games", "1", "--no-startup")
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("blacksheep "))
+    assert row.split()[1] == "4" and row.split()[-2:] == ["-", "-"]
+    assert "pig " not in result.output
+
+
+def test_warm_start_runs_a_fresh_process():
+    assert B.start_seconds("pig", 2, None) > 0
+
+
+def test_sizes_keep_two_digits_and_scale_to_the_target():
+    assert [B._two_digits(x) for x in (0.4, 7.9, 12.3, 987.0, 123_456.0)] == [1, 7, 12, 980, 120_000]
+    # a game taking 1 ms of CPU per game gets about target / 1 ms games
+    assert B._calibrate(lambda n: n * 1e-3, 0.5) == 500
+    assert B._calibrate(lambda n: n * 2e-7, 0.3) == 1_500_000
+
+
+@pytest.mark.parametrize("args,needles", [
+    (["bench", "nosuchgame"], ["unknown game 'nosuchgame'", "battlesheep"]),
+    (["bench", "-p", "3"], ["--players needs exactly one GAME"]),
+    (["bench", "pig", "blacksheep", "-p", "3"], ["--players needs exactly one GAME"]),
+    (["bench", "pig", "-p", "3"], ["pig takes 2-2 players, not 3"]),
+    (["bench", "pig", "--games", "0"], ["--games", "0 is not in the range"]),
+    (["bench", "pig", "--reference-games", "-1"], ["--reference-games"]),
+    (["bench", "pig", "--threads", "1"], ["--threads"]),
+    (["bench", "pig", "--json", "no/such/folder/bench.json"], ["folder no/such/folder does not exist"]),
+])
+def test_bad_input_is_one_line_exit_2(args, needles):
+    assert_bad(run_cli(*args), *needles)
+
+
+def test_json_into_a_folder_is_one_line_exit_2(tmp_path):
+    assert_bad(run_cli("bench", "pig", "--json", str(tmp_path)), "is a folder")
