@@ -27,10 +27,15 @@ class Option:
     choices: tuple[str, ...] | None = None
     low: int | None = None
     high: int | None = None
+    # an integer per player: one value for everyone, or a comma list (one per player in
+    # --policy order, so a handicap follows its player through seat rotation)
+    per_player: bool = False
 
     def allowed(self) -> str:
         if self.choices is not None:
             return " | ".join(self.choices)
+        if self.per_player:
+            return f"integer {self.low}..{self.high}, or a comma list of them, one per player"
         return f"integer {self.low}..{self.high}"
 
     def parse(self, value: Any) -> Any:
@@ -42,16 +47,35 @@ class Option:
                     f"option {self.name}={value!r} is not allowed; valid choices: {self.allowed()}"
                 )
             return text
+        if self.per_player:
+            items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+            values = tuple(self._integer(v, value) for v in items)
+            if not values:
+                raise SheepsimError(f"option {self.name} is empty; allowed: {self.allowed()}")
+            return values[0] if len(values) == 1 else values
+        return self._integer(value, value)
+
+    def _integer(self, value: Any, shown: Any) -> int:
         try:
             number = int(str(value).strip()) if not isinstance(value, int) else value
         except ValueError:
-            raise SheepsimError(f"option {self.name}={value!r} is not an integer; allowed: {self.allowed()}")
+            raise SheepsimError(f"option {self.name}={shown!r} is not an integer; allowed: {self.allowed()}")
         if isinstance(number, bool) or not (self.low <= number <= self.high):
-            raise SheepsimError(f"option {self.name}={value!r} is out of range; allowed: {self.allowed()}")
+            raise SheepsimError(f"option {self.name}={shown!r} is out of range; allowed: {self.allowed()}")
         return number
 
     def encode(self, value: Any) -> int:
+        """The packed value; a per-player option packs -1 here (the game appends the
+        per-player values, see `per_player_values`)."""
+        if self.per_player:
+            return -1
         return self.choices.index(value) if self.choices is not None else int(value)
+
+
+def per_player_values(rules: "Rules", name: str) -> tuple[int, ...]:
+    """A per-player option's value for each player (a single value applies to all)."""
+    value = rules[name]
+    return value if isinstance(value, tuple) else (value,) * rules.num_players
 
 
 @dataclass(frozen=True)

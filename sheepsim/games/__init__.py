@@ -5,15 +5,17 @@ from __future__ import annotations
 from ..errors import SheepsimError
 from .base import GameSpec
 
-_ALIASES = {"battle-sheep": "battlesheep", "bye-bye-black-sheep": "blacksheep", "black-sheep": "blacksheep"}
+_ALIASES = {"battle-sheep": "battlesheep", "bye-bye-black-sheep": "blacksheep", "black-sheep": "blacksheep",
+            "bobby-sitter": "bobbysitter", "bobby": "bobbysitter"}
 
 
 def _load() -> dict[str, GameSpec]:
     from .battlesheep.game import GAME as battlesheep
+    from .bobbysitter.game import GAME as bobbysitter
     from .blacksheep.game import GAME as blacksheep
     from .hiboufou.game import GAME as hiboufou
     from .pig.game import GAME as pig
-    return {g.name: g for g in (battlesheep, blacksheep, hiboufou, pig)}
+    return {g.name: g for g in (battlesheep, blacksheep, hiboufou, bobbysitter, pig)}
 
 
 def all_games() -> dict[str, GameSpec]:

@@ -118,23 +118,56 @@ def margin_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], t
     return _save(fig, path)
 
 
-def heatmap(values: np.ndarray, rows: list[float], cols: list[float], path: str | os.PathLike[str], title: str,
-            xlabel: str, ylabel: str, fair: float | None = None) -> Path:
-    """A rate matrix (rows x cols) as a colour map with the rate written in each cell;
-    with `fair`, the colours diverge around the fair share so above/below reads at once."""
+def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[str], title: str,
+            xlabel: str, ylabel: str, fair: float | np.ndarray | None = None, percent: bool = True) -> Path:
+    """A matrix (rows x cols) as a colour map with its value written in each cell.
+
+    With `fair` (a number, or one per cell), colours show the value minus the fair
+    share, diverging around 0, so above/below fair reads at once even when the fair
+    share differs by row; the cells still print the value itself."""
     fig, (ax,) = _figure(0.45 * len(rows) + 1.6)
     from matplotlib.colors import TwoSlopeNorm
-    norm = TwoSlopeNorm(vcenter=fair, vmin=0.0, vmax=1.0) if fair is not None else None
-    image = ax.imshow(values, cmap="RdBu_r" if fair is not None else "viridis", aspect="auto", norm=norm)
-    ax.set_xticks(range(len(cols)), [f"{c:g}" for c in cols])
-    ax.set_yticks(range(len(rows)), [f"{r:g}" for r in rows])
+    shade = values
+    if fair is not None:
+        shade = values - fair
+        span = max(float(np.nanmax(np.abs(shade))), 1e-9) if np.isfinite(shade).any() else 1.0
+        norm = TwoSlopeNorm(vcenter=0.0, vmin=-span, vmax=span)
+    else:
+        norm = None
+    image = ax.imshow(shade, cmap="RdBu_r" if fair is not None else "viridis", aspect="auto", norm=norm)
+    ax.set_xticks(range(len(cols)), [f"{c:g}" if isinstance(c, (int, float)) else str(c) for c in cols])
+    ax.set_yticks(range(len(rows)), [f"{r:g}" if isinstance(r, (int, float)) else str(r) for r in rows])
     for i in range(len(rows)):
         for j in range(len(cols)):
-            ax.text(j, i, f"{values[i, j]:.0%}", ha="center", va="center", fontsize="x-small")
+            if np.isnan(values[i, j]):
+                continue
+            text = f"{values[i, j]:.0%}" if percent else f"{values[i, j]:.3g}"
+            ax.text(j, i, text, ha="center", va="center", fontsize="x-small")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize="small")
-    fig.colorbar(image, ax=ax, format=PercentFormatter(1.0))
+    bar = fig.colorbar(image, ax=ax, format=PercentFormatter(1.0) if percent else None)
+    if fair is not None:
+        bar.set_label("minus the fair share")
+    return _save(fig, path)
+
+
+def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: str, xlabel: str) -> Path:
+    """{label: (x, rate, lo, hi, fair)}: one line with its interval ribbon per label,
+    its fair share dashed in the same colour."""
+    fig, (ax,) = _figure(3.6)
+    for label, (x, rate, lo, hi, fair) in lines.items():
+        if not all(isinstance(v, (int, float)) for v in x):      # named settings: even spacing
+            ax.set_xticks(range(len(x)), [str(v) for v in x])
+            x = list(range(len(x)))
+        (line,) = ax.plot(x, rate, marker="o", label=label)
+        ax.fill_between(x, lo, hi, alpha=0.2, color=line.get_color())
+        ax.axhline(fair, color=line.get_color(), linestyle="--", linewidth=0.8)
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("win rate")
+    ax.set_title(title, fontsize="small")
+    ax.legend(fontsize="small")
     return _save(fig, path)
 
 

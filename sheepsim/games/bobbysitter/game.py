@@ -1,0 +1,205 @@
+"""Bobby Sitter: the public wrapper (validate and convert in Python, compute in kernels).
+
+No card distribution was found: the default deck and the built-in player profiles
+are ASSUMPTIONS (RULES-DOSSIER Part A), exposed as options and parameters so a
+designer can change them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...options import per_player_values
+from ...errors import SheepsimError
+from ...policies import PolicySpec, register_policy
+from ...rng import streams
+from .. import kernels as K
+from ..base import GameSpec
+from . import engine as E
+from . import play as P
+from . import policies as POL
+from . import rules as R
+from .model import CLASS_NAMES, GRAB_NAMES, MAX_CARDS, MAX_PLAYERS, NONE, PROFILE_PARAMS, PROFILES, card_name
+
+_PARAM_HELP = {
+    "median_ms": ("median reaction time in ms", 1.0, 60_000.0),
+    "spread": ("sigma of the log reaction time (log-normal spread)", 0.0, 5.0),
+    "p_false_empty": ("probability of reacting to an empty card", 0.0, 1.0),
+    "p_false_hidden": ("probability of reacting to a hidden-wolf card", 0.0, 1.0),
+    "p_wrong_counter": ("probability of grabbing the wrong counter on a wolf or sheep card", 0.0, 1.0),
+}
+
+
+def _params(defaults: tuple[float, ...]) -> dict:
+    return {k: (d, *_PARAM_HELP[k]) for k, d in zip(PROFILE_PARAMS, defaults)}
+
+
+for _name, _id in (("adult", POL.ADULT), ("child", POL.CHILD), ("young_child", POL.YOUNG_CHILD)):
+    register_policy("bobbysitter", _name, policy_id=_id, params=_params(PROFILES[_name]),
+                    doc=f"ASSUMED {_name.replace('_', ' ')} reaction profile (RULES-DOSSIER Part A; no data): "
+                        f"median {PROFILES[_name][0]:g} ms, log-normal sigma {PROFILES[_name][1]:g}, reacts to "
+                        f"{PROFILES[_name][2]:.0%} of empty and {PROFILES[_name][3]:.0%} of hidden-wolf cards, "
+                        f"grabs the wrong counter {PROFILES[_name][4]:.0%} of the time")(POL.profile)
+register_policy("bobbysitter", "profile", policy_id=POL.PROFILE, params=_params(PROFILES["adult"]),
+                doc="a reaction profile with every parameter given (defaults: adult), e.g. "
+                    "profile:median_ms=600,spread=0.3,p_false_empty=0.1,p_false_hidden=0.2,p_wrong_counter=0.05"
+                )(POL.profile)
+
+
+def read_deck(path) -> list[dict]:
+    """A deck file: cards {sheep, wolf, hidden_wolf}, each with an optional `count`
+    (repeat it), e.g. TOML `cards = [{sheep = 2, count = 8}, {wolf = true, count = 10}]`."""
+    from ..deckfile import read_cards
+    deck = []
+    for i, card in enumerate(read_cards(path)):
+        where = f"deck file {path}, card {i + 1}"
+        if not isinstance(card, dict):
+            raise SheepsimError(f"{where}: a card is a table {{sheep = N, wolf = true|false, hidden_wolf = "
+                                f"true|false, count = N}}")
+        card = dict(card)
+        count = card.pop("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_CARDS:
+            raise SheepsimError(f"{where}: count must be an integer 1..{MAX_CARDS}, got {count!r}")
+        sheep, wolf, hidden = R.parse_card(card, where)
+        deck += [{"sheep": sheep, "wolf": wolf, "hidden_wolf": hidden}] * count
+    if not deck:
+        raise SheepsimError(f"deck file {path} has no cards; a deck needs 1..{MAX_CARDS}")
+    if len(deck) > MAX_CARDS:
+        raise SheepsimError(f"deck file {path} has {len(deck)} cards; a deck needs 1..{MAX_CARDS}")
+    return deck
+
+
+def initial_state(rules, start: dict | None = None) -> np.ndarray:
+    """The deck as card codes (from the counts options, or start["deck"])."""
+    return R.deck_array(rules, None if start is None else start.get("deck"))
+
+
+def play_chunk(rules_arr, deck, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, deck, specs, rotate, seed, first, n)
+
+
+def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
+    """Per-game results: generic columns (turns = flips, score_s = tokens at the end),
+    reshuffles, and per seat: starting tokens, eliminated, penalties (tokens lost
+    reacting to no-react cards), wolf_losses and sheep_gains."""
+    p = rules.num_players
+    df = K.frame(rows, specs, seed, first, p, E.O_ROTATION,
+                 {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
+                  "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool),
+                  "reshuffles": (E.O_RESHUFFLES, np.int32)},
+                 {"score": (E.O_TOKENS, np.int16), "eliminated": (E.O_ELIMINATED, np.int8),
+                  "penalties": (E.O_PENALTIES, np.int16), "wolf_losses": (E.O_WOLF_LOSSES, np.int16),
+                  "sheep_gains": (E.O_SHEEP_GAINS, np.int16)})
+    starts = np.array(per_player_values(rules, "start_tokens"), dtype=np.int16)
+    rotation = df["rotation"].to_numpy()
+    for seat in range(p):
+        df[f"start_{seat}"] = starts[(seat + rotation) % p]
+    return df
+
+
+def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
+    arr = R.to_array(rules)
+    slots = K.seat_slots(game, rules.num_players, rotate, MAX_PLAYERS)
+    ids, params = K.policy_arrays(specs)
+    size = 4096
+    while True:
+        log = np.full((size, P.LOG_COLS), -1, dtype=np.int32)
+        log_times = np.zeros((size, MAX_PLAYERS))
+        row = np.zeros(E.O_SIZE, dtype=np.int32)
+        rngs = streams(seed, game, P.N_STREAMS)
+        if K.user_policies(specs):
+            s = np.empty(E.STATE_SIZE, dtype=np.int32)
+            scratch = np.zeros(MAX_PLAYERS, dtype=np.int32)
+            flips = P.play_game(K.chooser(POL.choose, specs), arr, deck, ids, params, slots, rngs, s, scratch,
+                                np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS, dtype=np.int32), row, log, log_times)
+        else:
+            flips = P.replay(arr, deck, ids, params, slots, rngs, row, log, log_times)
+        if flips <= size:
+            return arr, slots, log[:flips], log_times[:flips], row
+        size = int(flips)
+
+
+def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool) -> str:
+    """Every flip: the card, who reacted, how and when, what it cost, tokens after."""
+    arr, slots, log, log_times, row = _replay(rules, specs, seed, game, rotate, deck)
+    p = rules.num_players
+    per_player = rules["stack_mode"] == "per_player"
+    # step the kernel from Python with the game's own deck stream (only setup and
+    # reshuffles draw from it) and the logged reactions
+    deck_rng = streams(seed, game, P.N_STREAMS)[P.DECK_STREAM]
+    s = np.empty(E.STATE_SIZE, dtype=np.int32)
+    E.setup(s, arr, deck, deck_rng, slots)
+    events: list[dict[str, Any]] = [{"event": "setup", "state": E.to_dict(s, p, per_player)}]
+    label = {q: specs[int(slots[q])].label for q in range(p)}
+    lines = [f"Bobby Sitter game {game} of seed {seed}, {p} players, {len(deck)} cards (deck and profiles: "
+             f"assumptions unless given), rules {rules.to_json()}",
+             "seats: " + ", ".join(f"seat {q} ({label[q]}, {int(s[E.TOKENS + q])} tokens)" for q in range(p))]
+    grab = np.zeros(MAX_PLAYERS, dtype=np.int32)
+    loss = np.zeros(MAX_PLAYERS, dtype=np.int32)
+    for t, (flipper, card, _, *grabs) in enumerate(log):
+        before = E.to_dict(s, p, per_player)
+        drawn = E.draw_card(s, arr, deck_rng)
+        assert drawn == card, "trace replay diverged from the game"
+        code = int(deck[card])
+        grab[:] = grabs
+        times = log_times[t].copy()
+        E.resolve(s, arr, code, grab, times, loss)
+        after = E.to_dict(s, p, per_player)
+        reactions = {q: [int(grabs[q]), round(float(times[q]), 3)] for q in range(p)
+                     if before["active"][q] and grabs[q] != NONE}
+        events.append({"event": "flip", "flipper": int(flipper), "card": int(card),
+                       "class": CLASS_NAMES[code & 3], "reshuffled": after["reshuffles"] > before["reshuffles"],
+                       "reactions": reactions, "state": after})
+        lines.append(_flip_line(t, int(flipper), card, code, rules, reactions, before, after))
+    result = {"winner": int(row[E.O_WINNER]), "flips": int(row[E.O_TURNS]), "capped": bool(row[E.O_CAPPED]),
+              "tokens": [int(row[E.O_TOKENS + q]) for q in range(p)]}
+    events.append({"event": "end", "result": result})
+    if as_json:
+        return json.dumps(events)
+    end = "a draw" if result["winner"] < 0 else f"seat {result['winner']} wins"
+    lines.append(f"{end} after {result['flips']} flips{' (flip cap)' if result['capped'] else ''}; "
+                 f"tokens {result['tokens']}")
+    return "\n".join(lines)
+
+
+def _flip_line(t: int, flipper: int, card: int, code: int, rules, reactions: dict, before: dict,
+               after: dict) -> str:
+    cls = code & 3
+    shown = card_name((code >> 2, cls == 0, cls == 3))
+    call = ("everyone grabs a BOBBY", "everyone grabs the SHEEP", "nobody may react", "nobody may react")[cls]
+    head = (f"flip {t + 1}: seat {flipper} flips card {card}, {shown}: {call}"
+            + ("  [reshuffled]" if after["reshuffles"] > before["reshuffles"] else ""))
+    order = sorted(reactions, key=lambda q: (reactions[q][1], (q - flipper) % rules.num_players))
+    said = [f"seat {q} {GRAB_NAMES[reactions[q][0]]} {reactions[q][1]:.0f} ms" for q in order]
+    changes = []
+    for q in range(rules.num_players):
+        d = after["tokens"][q] - before["tokens"][q]
+        if d:
+            changes.append(f"seat {q} {d:+d}")
+        if before["active"][q] and not after["active"][q]:
+            changes.append(f"seat {q} eliminated")
+    return (f"{head}\n    reactions: {', '.join(said) or 'none'}; {', '.join(changes) or 'no change'}; "
+            f"tokens {after['tokens']}, stock {after['stock']}, BOBBY counters {after['bobby_counters']}")
+
+
+def reference_bench(rules, n_games: int, seed: int, policy: str = "adult") -> float:
+    """Games/s of the pure-Python reference engine, every seat the given built-in profile."""
+    from . import reference
+    ref_rules = R.reference_rules(rules)
+    profile = PROFILES.get(policy, PROFILES["adult"])
+    rng = random.Random(seed)
+    return K.games_per_second(n_games, lambda: reference.play(ref_rules, [profile] * rules.num_players, rng))
+
+
+GAME = GameSpec(
+    name="bobbysitter", title="Bobby Sitter", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
+    turn_unit="flips", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
+    play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
+    bench_players=4, bench_policy="adult", read_deck=read_deck, policy_help=POL.__doc__.split("\n\n", 1)[1],
+    bench_workload="every seat the assumed adult profile, complete games (deck: the assumed default)",
+)

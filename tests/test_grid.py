@@ -1,0 +1,103 @@
+"""Grid analyses: metrics on hand-made frames, cells built from axes, a small end-to-end
+grid, and bad analysis files (one line, exit 2)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from conftest import assert_bad
+from conftest import run_cli as run
+from sheepsim.analysis.grid import measure, plan
+
+
+def _frame(winners, cowinners, rotation, turns, stuck):
+    return pd.DataFrame({"winner": winners, "cowinners": cowinners, "rotation": rotation, "turns": turns,
+                         "stuck_0": stuck, "stuck_1": stuck, "capped": False, "num_players": 2,
+                         "policy_0": "a", "policy_1": "b"})
+
+
+def test_focal_win_rate_follows_the_rotation_and_shares_ties():
+    # 2 players: slot 0 sits on seat 0 in even games, seat 1 in odd games
+    df = _frame(winners=[0, 0, 1, -1], cowinners=[1, 1, 2, 3], rotation=[0, 1, 1, 0], turns=[5, 5, 5, 5],
+                stuck=[0, 0, 0, 0])
+    rate, lo, hi = measure(df, "focal_win_rate", 2)
+    # wins of slot 0: game 0 (seat 0 won), game 2 (seat 1 won, slot 0 was there), game 3 half
+    assert rate == pytest.approx(2.5 / 4)
+    assert lo < rate < hi
+
+
+def test_mean_and_ratio_with_intervals():
+    df = _frame(winners=[0] * 4, cowinners=[1] * 4, rotation=[0] * 4, turns=[10, 20, 10, 20], stuck=[1, 2, 3, 4])
+    mean, lo, hi = measure(df, "mean:turns", 2)
+    assert mean == 15 and lo < 15 < hi
+    # per-seat columns are summed over seats: stuck per game = 2, 4, 6, 8 over 60 turns
+    ratio, lo, hi = measure(df, "ratio:stuck:turns", 2)
+    assert ratio == pytest.approx(20 / 60) and lo < ratio < hi
+    edge = measure(df, "seat0_edge", 2)
+    assert edge[0] == pytest.approx(0.5)
+
+
+def test_cells_from_axes():
+    spec = {"game": "bobbysitter", "focal_policy": "child", "policy": "adult", "games": 100,
+            "rows": {"name": "players", "players": [2, 4]},
+            "cols": {"name": "start", "focal_option": "start_tokens", "values": [1, 3], "others": 2},
+            "metrics": ["focal_win_rate"]}
+    cells = plan(spec, 1.0)["cells"]
+    assert [(c.players, c.rules["start_tokens"]) for c in cells] == [(2, (1, 2)), (2, (3, 2)), (4, (1, 2, 2, 2)),
+                                                                     (4, (3, 2, 2, 2))]
+    assert [s.label for s in cells[2].specs] == ["child", "adult", "adult", "adult"]
+    spec2 = {"game": "bobbysitter", "players": 3, "focal_policy": "child", "policy": "adult",
+             "rows": {"name": "ratio", "param": "median_ms", "values": [1.0, 2.0], "times": 450}}
+    cells = plan(spec2, 1.0)["cells"]
+    assert [c.specs[0].label for c in cells] == ["child:median_ms=450", "child:median_ms=900"]
+    assert cells[0].specs[1].label == "adult"
+
+
+def test_small_grid_report(tmp_path):
+    toml = tmp_path / "g.toml"
+    toml.write_text('name = "g"\nkind = "grid"\ngame = "bobbysitter"\nseed = 1\nfocal_policy = "child"\n'
+                    'policy = "adult"\ngames = 2000\nmetrics = ["focal_win_rate", "mean:turns"]\n'
+                    'rows = { name = "players", players = [2, 3] }\n'
+                    'cols = { name = "child start", focal_option = "start_tokens", values = [2, 4], others = 2 }\n')
+    result = run("run", str(toml), "--reports", str(tmp_path / "rep"), "-q")
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "g.md").read_text()
+    assert "Closest to fair" in text and "focal_win_rate" in text and "mean:turns" in text
+    for name in ("focal-win-rate.png", "mean-turns.png", "focal-win-rate-lines.png"):
+        assert (tmp_path / "rep" / "g" / name).stat().st_size > 1000
+    # a bigger head start helps: start 4 beats start 2 in both rows
+    rows = [line.split("|") for line in text.splitlines() if line.startswith("| 2 |") or line.startswith("| 3 |")]
+    rates = {(r[1].strip(), r[2].strip()): float(r[4].split("%")[0]) for r in rows if "%" in r[4]}
+    assert rates[("2", "4")] > rates[("2", "2")] and rates[("3", "4")] > rates[("3", "2")]
+
+
+@pytest.mark.parametrize("body,needle", [
+    ('rows = { name = "x", values = [1] }\n', "exactly one of"),
+    ('rows = { option = "colours", values = [] }\n', "non-empty list"),
+    ('rows = { option = "colours", values = [4], typo = 1 }\n', "unknown key 'typo'"),
+    ('metrics = ["median:turns"]\n', "unknown metric"),
+    ('metrics = ["focal_win_rate"]\n', "needs `focal_policy`"),
+    ('rows = { option = "colours", values = [99] }\n', "out of range"),
+    ('rows = { focal_option = "copies", values = [1] }\n', "needs `focal_policy`"),
+])
+def test_bad_grid_files(tmp_path, body, needle):
+    toml = tmp_path / "bad.toml"
+    toml.write_text('kind = "grid"\ngame = "hiboufou"\nplayers = 3\n' + body)
+    assert_bad(run("run", str(toml), "--reports", str(tmp_path / "rep")), needle)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_invalid_cells_fail_or_are_skipped(tmp_path):
+    body = ('kind = "grid"\ngame = "bobbysitter"\nplayers = 2\nfocal_policy = "child"\npolicy = "adult"\n'
+            'games = 300\nmetrics = ["focal_win_rate"]\n'
+            'rows = { name = "target", option = "target_tokens", values = [3, 6] }\n'
+            'cols = { name = "start", focal_option = "start_tokens", values = [2, 4], others = 2 }\n')
+    toml = tmp_path / "cells.toml"
+    toml.write_text(body)
+    assert_bad(run("run", str(toml), "--reports", str(tmp_path / "rep")), "cell target=3, start=4")
+    toml.write_text(body + "skip_invalid = true\n")
+    result = run("run", str(toml), "--reports", str(tmp_path / "rep"), "-q")
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "cells.md").read_text()
+    assert "1 combination(s) are left blank" in text and "n/a" in text
