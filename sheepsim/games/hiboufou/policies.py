@@ -38,7 +38,7 @@ NAMES = ("random", "greedy", "defensive")
 SCRATCH_ROWS = 16
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_policy(s, rules, deck, seat, params, rng, buf):
     """Uniform over the legal decisions (model.py), at every decision point."""
     n = legal_decisions(s, rules, deck, buf)
