@@ -160,6 +160,8 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
         if not all(isinstance(v, (int, float)) for v in x):      # named settings: even spacing
             ax.set_xticks(range(len(x)), [str(v) for v in x])
             x = list(range(len(x)))
+        elif all(float(v).is_integer() for v in x):              # counts: a tick per setting
+            ax.set_xticks(x)
         (line,) = ax.plot(x, rate, marker="o", label=label)
         ax.fill_between(x, lo, hi, alpha=0.2, color=line.get_color())
         ax.axhline(fair, color=line.get_color(), linestyle="--", linewidth=0.8)

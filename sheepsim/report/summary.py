@@ -31,7 +31,7 @@ def _seats(seats) -> list[str]:
         "Win rate by seat (decided games; 95% Wilson intervals):",
         table_to_markdown(seats[[c for c in SEAT_COLUMNS if c in seats]]),
         f"draws / shared results: {format_interval(a['draw_rate'], a['draw_rate_lo'], a['draw_rate_hi'], percent=True)}"
-        f" ({a['draws']:,} games); chi-square vs equal seats p = {a['chi2_p']:.3g}",
+        f" ({a['draws']:,} games); chi-square vs equal seats p {_p_text(a['chi2_p'])}",
     ]
 
 
@@ -88,3 +88,8 @@ def _aggregate_text(game, run) -> str:
         lo, hi = wilson_interval(k, agg.games)
         lines.append("decided by the tie-break: " + format_interval(k / agg.games, lo, hi, percent=True))
     return "\n".join(lines + _stop(m))
+
+
+def _p_text(p: float) -> str:
+    """'= 0.0123', or '< 1e-300' for a p-value that underflows (never '= 0')."""
+    return f"= {p:.3g}" if p > 1e-300 else "< 1e-300"
