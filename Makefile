@@ -24,7 +24,7 @@ reports: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
 
-# Every game's speed in one table (about 4 minutes, cold compiles included), also as JSON.
+# Every game's speed in one table, also as JSON (3-5 minutes, most of it cold compiles).
 bench: $(STAMP)
 	$(BIN)/sheepsim bench --json reports/bench.json
 

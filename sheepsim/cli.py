@@ -283,9 +283,10 @@ def run_analysis(analysis: Path, scale: float, reports: Path, threads, quiet) ->
 @click.option("--players", "-p", type=int, default=None,
               help="Number of players, with one GAME (default: the game's benchmark player count).")
 @click.option("--games", "-n", "n_games", type=click.IntRange(1, None), default=None,
-              help="Games per kernel run (default: calibrated to about 0.5 s at 1 thread per game).")
+              help="Games per kernel run (default: calibrated per game to about 0.3 s on 1 thread; "
+                   "best of 5 runs per thread count).")
 @click.option("--reference-games", type=click.IntRange(1, None), default=None,
-              help="Games for the pure-Python reference engine (default: calibrated to about 1.5 s).")
+              help="Games per reference engine run (default: calibrated to about 0.5 s; best of 3 runs).")
 @click.option("--threads", "-t", type=click.IntRange(2, 256), default=2, show_default=True,
               help="Thread count compared with 1 thread (capped by numba's thread pool).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None, metavar="FILE",

@@ -14,9 +14,10 @@ from sheepsim import bench as B
 from sheepsim.games import all_games
 
 COLUMNS = ["game", "players", "games/s 1t", "games/s 2t", "speed-up", "effic.", "cpu/wall", "ref games/s",
-           "ratio", "cold s", "warm s"]
+           "ratio 1t", "ratio 2t", "cold s", "warm s"]
 ROW_KEYS = {"game", "players", "policy", "workload", "games_per_s_1t", "games_per_s_nt", "threads", "speed_up",
-            "efficiency", "cpu_per_wall_nt", "reference_games_per_s", "ratio", "cold_start_s", "warm_start_s"}
+            "efficiency", "cpu_per_wall_nt", "reference_games_per_s", "ratio", "ratio_nt", "cold_start_s",
+            "warm_start_s"}
 
 
 @pytest.fixture

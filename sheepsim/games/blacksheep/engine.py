@@ -19,6 +19,11 @@ A decision is applied in two steps so that every engine sees the same luck:
 `sample_chance` draws the chance outcome of a decision (the kind a blind draw
 yields, the Magpie's place in the pile) from the mover's stream, and `step` applies a
 decision with a given outcome. Kernels trust their inputs.
+
+Kernels index `s` only with non-negative integers, so they take either the array or
+its data pointer (play.py passes the pointer, which numba indexes without the
+negative-index wraparound it adds to every array access). Hot loops compute
+candidates without data-dependent branches, which random cards would mispredict.
 """
 
 import numpy as np
@@ -82,18 +87,34 @@ def known(s, observer, p, k):
 
 # --- setup ---------------------------------------------------------------------------
 
-@njit(cache=True)
-def _shuffle(cards, n, rng):
+@njit(cache=True, inline="always")
+def _shuffle(s, base, n, rng):
+    """Shuffle s[base:base + n] in place (Fisher-Yates from the last card down)."""
     for i in range(n - 1, 0, -1):
         j = rand_below(rng, i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
+        s[base + i], s[base + j] = s[base + j], s[base + i]
+
+
+@njit(cache=True, inline="always")
+def _optional_cards(s, rules, at):
+    """Write the optional cards in play at s[at], s[at + 1], ...; return how many."""
+    n = 0
+    for enabled, kind in ((rules[R_WOLF], WOLF), (rules[R_WHITE], WHITE), (rules[R_MOTHER], MOTHER),
+                          (rules[R_JOKER], JOKER)):
+        if enabled:
+            s[at + n] = kind
+            n += 1
+    return n
 
 
 @njit(cache=True)
 def deal(s, rules, rng):
-    """Fill s with a freshly dealt game (Part B 1.4): deck by player count, one card
-    at a time clockwise from seat 0, a Black Sheep and an Eagle or Mole each."""
-    s[:] = 0
+    """Fill s (the state array, or its data pointer) with a freshly dealt game (Part
+    B 1.4): deck by player count, one card at a time clockwise from seat 0, a Black
+    Sheep and an Eagle or Mole each. The deck is shuffled on the (still empty) table,
+    so dealing allocates nothing."""
+    for i in range(STATE_SIZE):
+        s[i] = 0
     p = rules[R_PLAYERS]
     species = SETUP_ARR[p, 0]
     s[H_PLAYERS] = p
@@ -102,50 +123,41 @@ def deal(s, rules, rng):
     s[H_TO_WIN] = rules[R_TRIPLETS] if rules[R_TRIPLETS] > 0 else SETUP_ARR[p, 5]
     s[H_WINNER] = -1
     s[H_SOURCE] = -1
-    deck = np.empty(MAX_CARDS, dtype=np.int32)
+    deck = TABLE
     n = 0
     for sp in range(species):
         for _ in range(COPIES):
-            deck[n] = ANIMAL + sp
+            s[deck + n] = ANIMAL + sp
             n += 1
-    extras = np.empty(4, dtype=np.int32)
-    ne = 0
-    for enabled, kind in ((rules[R_WOLF], WOLF), (rules[R_WHITE], WHITE), (rules[R_MOTHER], MOTHER),
-                          (rules[R_JOKER], JOKER)):
-        if enabled:
-            extras[ne] = kind
-            ne += 1
     into_deck = rules[R_OPTIONAL_SETUP] == 0
     if into_deck:
-        for e in range(ne):
-            deck[n] = extras[e]
-            n += 1
-    _shuffle(deck, n, rng)
+        n += _optional_cards(s, rules, deck + n)
+    _shuffle(s, deck, n, rng)
     dealt = SETUP_ARR[p, 1]
     for r in range(dealt):
         for seat in range(p):
-            _receive(s, seat, deck[r * p + seat])
+            _receive(s, seat, s[deck + r * p + seat])
     rest = n - dealt * p
     # deck[dealt * p] is the next card, so it goes on top (the end of PILE)
     for k in range(rest):
-        s[PILE + k] = deck[n - 1 - k]
+        s[PILE + k] = s[deck + n - 1 - k]
     npile = rest
     if not into_deck:
-        for e in range(ne):
-            s[PILE + npile] = extras[e]
-            npile += 1
-        _shuffle(s[PILE:PILE + npile], npile, rng)
+        npile += _optional_cards(s, rules, PILE + npile)
+        _shuffle(s, PILE, npile, rng)
     s[H_NPILE] = npile
-    specials = np.empty(MAX_PLAYERS, dtype=np.int32)
+    specials = TABLE + MAX_CARDS - MAX_PLAYERS      # past the deck
     for k in range(p):
-        specials[k] = EAGLE if k < SETUP_ARR[p, 2] else MOLE
-    _shuffle(specials, p, rng)
+        s[specials + k] = EAGLE if k < SETUP_ARR[p, 2] else MOLE
+    _shuffle(s, specials, p, rng)
     for seat in range(p):
-        _receive(s, seat, specials[seat])
+        _receive(s, seat, s[specials + seat])
         _receive(s, seat, BLACK)
         for o in range(p):
             # everybody knows everybody holds their own Black Sheep
             s[KNOWN + (o * MAX_PLAYERS + seat) * NK + BLACK] = 1
+    for i in range(MAX_CARDS):
+        s[TABLE + i] = 0            # the table starts empty
     s[H_PHASE] = DRAW
     s[H_ACTOR] = 0
     s[H_ACTIVE] = 0
@@ -176,8 +188,7 @@ def _lose(s, p, kind):
     s[SIZE + p] -= 1
     for o in range(s[H_PLAYERS]):
         i = KNOWN + (o * MAX_PLAYERS + p) * NK + kind
-        if s[i] > 0:
-            s[i] -= 1
+        s[i] -= s[i] > 0
 
 
 @njit(cache=True, inline="always")
@@ -263,7 +274,10 @@ def _place(s, rules, placer, kind, sp, chance):
                 s[PILE + k] = s[PILE + k - 1]
             s[PILE + at] = MAGPIE
             s[H_NPILE] = n + 1
-    if triplets(s, placer) >= s[H_TO_WIN]:
+    # only a placement can add a triplet, so a win needs this one to complete one
+    # (the count was below the target before it, or the game would be over)
+    if species_count(s, placer, sp if kind == JOKER else kind - ANIMAL + 1) == 3 and \
+            triplets(s, placer) >= s[H_TO_WIN]:
         s[H_WINNER] = placer
         s[H_PHASE] = OVER
         s[H_ACTOR] = -1
@@ -313,7 +327,7 @@ def _end_turn(s, rules):
         _return_aside(s)
     # rules: the other players refill, clockwise from the next player
     for k in range(1, p):
-        _refill(s, (a + k) % p)
+        _refill(s, a + k - p if a + k >= p else a + k)     # (a + k) % p, without a division
     if rules[R_REFILL] == 1:
         _refill(s, a)
     if wolf and not before:
@@ -330,7 +344,7 @@ def _end_turn(s, rules):
         if rules[R_CAP_RESOLUTION] == 1:
             s[H_WINNER] = _cap_winner(s)
         return
-    s[H_ACTIVE] = (a + 1) % p
+    s[H_ACTIVE] = a + 1 if a + 1 < p else 0
     s[H_ACTOR] = s[H_ACTIVE]
     s[H_PHASE] = DRAW
 
@@ -362,11 +376,15 @@ def sample_chance(s, rules, code, a, b, rng):
     """
     if code == DRAW_FROM:
         pick = rand_below(rng, s[SIZE + a])
-        for k in range(NK):
-            c = s[HAND + a * NK + k]
-            if pick < c:
-                return k
-            pick -= c
+        # card number `pick` of the hand in kind order is of the kind numbered by how
+        # many kinds end at or before it (a fixed loop: no branch to mispredict)
+        hand = HAND + a * NK
+        kind = 0
+        ends = 0
+        for k in range(NK - 1):
+            ends += s[hand + k]
+            kind += ends <= pick
+        return kind
     elif (code == PLACE or code == WHITE_PLACE) and rules[R_MAGPIE_ENTRY] == 1:
         if magpie_triggers(s, s[H_ACTOR], a):
             return rand_below(rng, s[H_NPILE] + 1)
@@ -410,17 +428,18 @@ def step(s, rules, code, a, b, chance):
         _back_to_drawing(s)
     elif code == WHITE_NONE:
         _back_to_drawing(s)
-    elif code == WHITE_PLACE:
-        _place(s, rules, s[H_ACTOR], a, b, chance)
-        if s[H_PHASE] != OVER:
+    elif code == PLACE or code == WHITE_PLACE:
+        # one _place for both: numba inlines every call site, and compiling is slow
+        white = code == WHITE_PLACE
+        _place(s, rules, s[H_ACTOR] if white else active, a, b, chance)
+        if not white:
+            s[H_PLACED] += 1
+        elif s[H_PHASE] != OVER:
             _back_to_drawing(s)
     elif code == MOTHER_TAKE:
         s[H_NPILE] -= 1
         _to_table(s, s[PILE + s[H_NPILE]])
         _back_to_drawing(s)
-    elif code == PLACE:
-        _place(s, rules, active, a, b, chance)
-        s[H_PLACED] += 1
     else:   # PLACE_DONE
         _end_turn(s, rules)
 

@@ -8,7 +8,9 @@ the draws aligned for as long as decisions agree (ANALYSIS-GUIDE rules 2 and 3).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
 
 from ...rng import seed_stream
 from . import policies
@@ -21,17 +23,62 @@ N_STREAMS = 1 + 2 * MAX_PLAYERS
 POLICY_STREAM = 1 + MAX_PLAYERS
 
 
+@intrinsic
+def _unmanaged(typingctx, arr):
+    """The same array without its reference count, so that numba's atomic reference
+    counting at every alias of it (a quarter of the kernel's time, measured) becomes a
+    no-op. The caller keeps `arr` alive."""
+    def codegen(context, builder, sig, args):
+        src = make_array(arr)(context, builder, value=args[0])
+        dst = make_array(arr)(context, builder)
+        dst.meminfo = context.get_constant_null(types.voidptr)
+        dst.parent = context.get_constant_null(types.pyobject)
+        dst.nitems = src.nitems
+        dst.itemsize = src.itemsize
+        dst.data = src.data
+        dst.shape = src.shape
+        dst.strides = src.strides
+        return dst._getvalue()
+    return arr(arr), codegen
+
+
+@intrinsic
+def _cells(typingctx, arr):
+    """The data of a contiguous array as a pointer, which numba indexes without the
+    wraparound it adds to every array index that might be negative (a tenth of the
+    kernel's time, measured). The caller keeps `arr` alive."""
+    def codegen(context, builder, sig, args):
+        return make_array(arr)(context, builder, value=args[0]).data
+    return types.CPointer(arr.dtype)(arr), codegen
+
+
 # Not cache=True: it takes the policy dispatcher as an argument (see battlesheep/play.py).
 @njit
 def play_game(choose_fn, rules, slot_ids, slot_params, seat_slot, rngs, s, buf, row, log):
     """Deal and play one game; write its outcome row. If `log` has rows, decision t
-    and its chance outcome go to log[t] = (actor, code, a, b, chance)."""
+    and its chance outcome go to log[t] = (actor, code, a, b, chance).
+
+    Built-in policies are called directly, so that numba inlines them (it cannot
+    inline `choose_fn`, an argument); `choose_fn` serves user policies, which see
+    the state as an array."""
+    rules = _unmanaged(rules)
+    buf = _unmanaged(buf)
+    rngs = _unmanaged(rngs)
+    slot_params = _unmanaged(slot_params)
+    slot_ids = _unmanaged(slot_ids)
+    seat_slot = _unmanaged(seat_slot)
+    state = s               # what a user policy sees: the state array
+    s = _cells(s)
     deal(s, rules, rngs[0])
     t = 0
     while s[H_PHASE] != OVER:
         seat = s[H_ACTOR]
         slot = seat_slot[seat]
-        code, a, b = choose_fn(slot_ids[slot], s, rules, seat, slot_params[slot], rngs[POLICY_STREAM + seat], buf)
+        pid = slot_ids[slot]
+        if pid <= policies.LAST_BUILTIN:
+            code, a, b = policies.choose(pid, s, rules, seat, slot_params[slot], rngs[POLICY_STREAM + seat], buf)
+        else:
+            code, a, b = choose_fn(pid, state, rules, seat, slot_params[slot], rngs[POLICY_STREAM + seat], buf)
         chance = sample_chance(s, rules, code, a, b, rngs[1 + seat])
         if t < log.shape[0]:
             log[t, 0] = seat
@@ -77,7 +124,7 @@ def play_games(rules, init, slot_ids, slot_params, rotate, seed, first, out):
     n = out.shape[0]
     nblocks = min(n, 64)
     for b in prange(nblocks):
-        _play_block(policies.choose, rules, slot_ids, slot_params, rotate, seed, first, out,
+        _play_block(policies.no_user_policies, rules, slot_ids, slot_params, rotate, seed, first, out,
                     b * n // nblocks, (b + 1) * n // nblocks)
 
 
@@ -86,7 +133,7 @@ def replay(rules, slot_ids, slot_params, seat_slot, rngs, row, log):
     """One game with built-in policies, keeping its decision log (for trace)."""
     s = np.empty(STATE_SIZE, dtype=np.int32)
     buf = np.empty((MAX_DECISIONS, 3), dtype=np.int32)
-    play_game(policies.choose, rules, slot_ids, slot_params, seat_slot, rngs, s, buf, row, log)
+    play_game(policies.no_user_policies, rules, slot_ids, slot_params, seat_slot, rngs, s, buf, row, log)
 
 
 def make_play_games(choose_fn):

@@ -14,7 +14,7 @@ and of zoo placement; they differ only in when to stop drawing.
 from numba import njit
 
 from ...rng import rand_below
-from .engine import (H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_PLAYERS, H_SOURCE, H_SPECIES,
+from .engine import (JOKER_AS, H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_PLAYERS, H_SOURCE, H_SPECIES,
                      HAND, KNOWN, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count)
 from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
                     MAGPIE_PHASE, MAGPIE_TAKE, MOLE_NONE, MOLE_PHASE, MOLE_TAKE, MOTHER_PHASE, MOTHER_SKIP,
@@ -22,6 +22,7 @@ from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_S
 from .rules import R_MAGPIE_BREAK, R_MUST_DRAW, R_ZOO_BASIS
 
 RANDOM, THRESHOLD, RISK = 0, 1, 2
+LAST_BUILTIN = RISK
 P_K = 0                 # threshold: stop once k cards lie on the table
 P_P, P_W = 0, 1         # risk: stop if P(Black Sheep next) > p, or if w > 0 and drawing has negative value
 
@@ -59,36 +60,39 @@ def _want(s, seat, sp):
     """How much the seat wants species sp: its zoo count plus hand count, 0 once the
     zoo holds a triplet of it (a 4th card scores nothing)."""
     z = species_count(s, seat, sp)
-    if z >= 3:
-        return 0
-    return z + s[HAND + seat * NK + ANIMAL + sp - 1]
+    return z + s[HAND + seat * NK + ANIMAL + sp - 1] if z < 3 else 0
 
 
 @njit(cache=True, inline="always")
-def _best_placement(s, rules, seat, code, rng):
+def _best_placement(s, rules, seat, rng):
     """(kind, species) to place: the species closest to a triplet in the zoo (ties:
     more in hand, then at random); a Joker only to complete a triplet. (-1, 0): none."""
-    best_kind = -1
+    hand = HAND + seat * NK + ANIMAL - 1        # hand[hand + sp]: cards of species sp
+    zoo = ZOO + seat * NK + ANIMAL - 1
+    joker_as = s[JOKER_AS + seat]
     best_sp = 0
-    best_v = -1
+    best_v = 0
     ties = 0
     for sp in range(1, s[H_SPECIES] + 1):
-        z = species_count(s, seat, sp)
-        if z >= 3 or s[HAND + seat * NK + ANIMAL + sp - 1] == 0:
-            continue
-        v = 10 * z + s[HAND + seat * NK + ANIMAL + sp - 1]
+        h = s[hand + sp]
+        z = s[zoo + sp] + (joker_as == sp)      # species_count
+        # 0 = not placeable: none in hand, or a triplet already (a 4th scores nothing);
+        # computed without branches, which the data would mispredict
+        v = 10 * z + h if (z < 3) & (h > 0) else 0
         if v > best_v:
-            best_kind, best_sp, best_v, ties = ANIMAL + sp - 1, sp, v, 1
-        elif v == best_v:
+            best_sp, best_v, ties = sp, v, 1
+        elif v == best_v and v > 0:
             ties += 1
             if rand_below(rng, ties) == 0:
-                best_kind, best_sp = ANIMAL + sp - 1, sp
+                best_sp = sp
     if s[HAND + seat * NK + JOKER] > 0:
         for sp in range(1, s[H_SPECIES] + 1):
             if species_count(s, seat, sp) == 2:
                 return JOKER, sp
     # species with a triplet were skipped, so the choice also respects zoo_max_per_species
-    return best_kind, best_sp
+    if best_sp == 0:
+        return -1, 0
+    return ANIMAL + best_sp - 1, best_sp
 
 
 @njit(cache=True, inline="always")
@@ -105,64 +109,59 @@ def play_special(s, rules, seat, rng):
     Mother Sheep: always take the free card.
     """
     phase = s[H_PHASE]
+    # the loops below compute every candidate's value without branches (a value that
+    # cannot win is made too low) so that only a new best costs a branch
     if phase == EAGLE_ASK_PHASE:
         best_o, best_sp, best_v = -1, 0, 0
         for o in range(s[H_PLAYERS]):
             if o == seat:
                 continue
+            seen = KNOWN + (seat * MAX_PLAYERS + o) * NK + ANIMAL - 1     # seen + sp
             for sp in range(1, s[H_SPECIES] + 1):
-                if s[KNOWN + (seat * MAX_PLAYERS + o) * NK + ANIMAL + sp - 1] > 0:
-                    v = _want(s, seat, sp) + 1
-                    if v > best_v:
-                        best_o, best_sp, best_v = o, sp, v
+                v = _want(s, seat, sp) + 1 if s[seen + sp] > 0 else 0
+                if v > best_v:
+                    best_o, best_sp, best_v = o, sp, v
         if best_o < 0:
             return EAGLE_SKIP, 0, 0
         return EAGLE_ASK, best_o, best_sp
     if phase == MOLE_PHASE:
-        src = s[H_SOURCE]
+        seen = KNOWN + (seat * MAX_PLAYERS + s[H_SOURCE]) * NK + ANIMAL - 1
         best_k, best_v = -1, -1
         for sp in range(1, s[H_SPECIES] + 1):
-            if s[KNOWN + (seat * MAX_PLAYERS + src) * NK + ANIMAL + sp - 1] > 0:
-                v = _want(s, seat, sp)
-                if v > best_v:
-                    best_k, best_v = ANIMAL + sp - 1, v
+            v = _want(s, seat, sp) if s[seen + sp] > 0 else -1
+            if v > best_v:
+                best_k, best_v = ANIMAL + sp - 1, v
         if best_k < 0:
             return MOLE_NONE, 0, 0
         return MOLE_TAKE, best_k, 0
     if phase == MAGPIE_PHASE:
         best_o, best_k, best_v = -1, -1, -1
+        keep_triplets = rules[R_MAGPIE_BREAK] == 0
         for o in range(s[H_PLAYERS]):
             if o == seat:
                 continue
             for sp in range(1, s[H_SPECIES] + 1):
                 k = ANIMAL + sp - 1
-                if s[ZOO + o * NK + k] == 0:
-                    continue
                 group = species_count(s, o, sp)
-                if group >= 3 and rules[R_MAGPIE_BREAK] == 0:
-                    continue
-                v = 2 * _want(s, seat, sp) + group
+                takeable = (s[ZOO + o * NK + k] > 0) & ((group < 3) | (not keep_triplets))
+                v = 2 * _want(s, seat, sp) + group if takeable else -1
                 if v > best_v:
                     best_o, best_k, best_v = o, k, v
         if best_o < 0:
             return MAGPIE_NONE, 0, 0
         return MAGPIE_TAKE, best_o, best_k
-    if phase == WHITE_PHASE:
-        kind, sp = _best_placement(s, rules, seat, WHITE_PLACE, rng)
-        if kind < 0:
-            return WHITE_NONE, 0, 0
-        return WHITE_PLACE, kind, sp
     if phase == MOTHER_PHASE:
         if s[H_NPILE] > 0:
             return MOTHER_TAKE, 0, 0
         return MOTHER_SKIP, 0, 0
-    # PLACE_PHASE
-    if s[H_PLACED] >= s[H_LIMIT]:
+    # White Sheep (its owner places) or placement (until the limit)
+    white = phase == WHITE_PHASE
+    if not white and s[H_PLACED] >= s[H_LIMIT]:
         return PLACE_DONE, 0, 0
-    kind, sp = _best_placement(s, rules, seat, PLACE, rng)
+    kind, sp = _best_placement(s, rules, seat, rng)
     if kind < 0:
-        return PLACE_DONE, 0, 0
-    return PLACE, kind, sp
+        return (WHITE_NONE if white else PLACE_DONE), 0, 0
+    return (WHITE_PLACE if white else PLACE), kind, sp
 
 
 @njit(cache=True, inline="always")
@@ -175,20 +174,20 @@ def _draw_or_stop(s, rules, seat, rng, stop):
 
 
 @njit(cache=True, inline="always")
+def _threshold_stops(s, params):
+    return s[H_NTABLE] >= params[P_K]
+
+
+@njit(cache=True, inline="always")
 def threshold(s, rules, seat, params, rng, buf):
     """Draw (from the largest hand) until k cards lie on the table, then stop."""
     if s[H_PHASE] != DRAW:
         return play_special(s, rules, seat, rng)
-    return _draw_or_stop(s, rules, seat, rng, s[H_NTABLE] >= params[P_K])
+    return _draw_or_stop(s, rules, seat, rng, _threshold_stops(s, params))
 
 
 @njit(cache=True, inline="always")
-def risk(s, rules, seat, params, rng, buf):
-    """Stop when the next draw (from the largest hand, so q = 1 / its size) is a Black
-    Sheep with probability q > p, or, with w > 0, when its value turns negative:
-    (1 - q) x 1 more card at stake < q x w x the placements a stop now allows."""
-    if s[H_PHASE] != DRAW:
-        return play_special(s, rules, seat, rng)
+def _risk_stops(s, rules, seat, params):
     h = 0
     for o in range(s[H_PLAYERS]):
         if o != seat:
@@ -198,13 +197,37 @@ def risk(s, rules, seat, params, rng, buf):
     if params[P_W] > 0.0:
         placeable = max(0, (s[H_NTABLE] if rules[R_ZOO_BASIS] == 0 else s[H_DRAWS]) - 2)
         stop = stop or (1.0 - q) < q * params[P_W] * placeable
-    return _draw_or_stop(s, rules, seat, rng, stop)
+    return stop
+
+
+@njit(cache=True, inline="always")
+def risk(s, rules, seat, params, rng, buf):
+    """Stop when the next draw (from the largest hand, so q = 1 / its size) is a Black
+    Sheep with probability q > p, or, with w > 0, when its value turns negative:
+    (1 - q) x 1 more card at stake < q x w x the placements a stop now allows."""
+    if s[H_PHASE] != DRAW:
+        return play_special(s, rules, seat, rng)
+    return _draw_or_stop(s, rules, seat, rng, _risk_stops(s, rules, seat, params))
 
 
 @njit(cache=True, inline="always")
 def choose(policy_id, s, rules, seat, params, rng, buf):
+    """The built-in policies by id: `threshold` and `risk` share one copy of
+    play_special (numba inlines each call site, and compiling it twice is slow)."""
+    if policy_id != THRESHOLD and policy_id != RISK:
+        return random_policy(s, rules, seat, params, rng, buf)
+    if s[H_PHASE] != DRAW:
+        return play_special(s, rules, seat, rng)
     if policy_id == THRESHOLD:
-        return threshold(s, rules, seat, params, rng, buf)
-    if policy_id == RISK:
-        return risk(s, rules, seat, params, rng, buf)
-    return random_policy(s, rules, seat, params, rng, buf)
+        stop = _threshold_stops(s, params)
+    else:
+        stop = _risk_stops(s, rules, seat, params)
+    return _draw_or_stop(s, rules, seat, rng, stop)
+
+
+
+@njit(cache=True)
+def no_user_policies(policy_id, s, rules, seat, params, rng, buf):
+    """The `choose_fn` of play.py's kernels for built-in policies: play_game calls the
+    built-ins itself, so this is never called, and `choose` is not compiled twice."""
+    return 0, 0, 0
