@@ -89,7 +89,8 @@ def game_options(fn):
                   help="Deal every game from this deck file (card games), recorded in the results' manifest. "
                        "Hiboufou: TOML `cards = [[\"red\", \"orange\"], ...]` or a JSON list of cards, each a "
                        "list of colour names (red orange yellow green blue purple pink brown); it replaces the "
-                       "generated deck.")
+                       "generated deck. Bobby Sitter: TOML `cards = [{sheep = 2, count = 8}, {wolf = true, "
+                       "count = 10}, ...]` (fields sheep, wolf, hidden_wolf, count) or the same list in JSON.")
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         kwargs.pop("deck", None)      # _rules_and_start reads it (see _deck_option)
