@@ -8,11 +8,10 @@ the draws aligned for as long as decisions agree (ANALYSIS-GUIDE rules 2 and 3).
 """
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import intrinsic
-from numba.np.arrayobj import make_array
+from numba import njit, prange
 
 from ...rng import seed_stream
+from ..unmanaged import cells, unmanaged
 from . import policies
 from .engine import (H_ACTOR, H_PHASE, MAX_DECISIONS, MAX_PLAYERS, O_ROTATION, STATE_SIZE, deal, outcome,
                      sample_chance, step)
@@ -21,35 +20,6 @@ from .rules import R_PLAYERS
 
 N_STREAMS = 1 + 2 * MAX_PLAYERS
 POLICY_STREAM = 1 + MAX_PLAYERS
-
-
-@intrinsic
-def _unmanaged(typingctx, arr):
-    """The same array without its reference count, so that numba's atomic reference
-    counting at every alias of it (a quarter of the kernel's time, measured) becomes a
-    no-op. The caller keeps `arr` alive."""
-    def codegen(context, builder, sig, args):
-        src = make_array(arr)(context, builder, value=args[0])
-        dst = make_array(arr)(context, builder)
-        dst.meminfo = context.get_constant_null(types.voidptr)
-        dst.parent = context.get_constant_null(types.pyobject)
-        dst.nitems = src.nitems
-        dst.itemsize = src.itemsize
-        dst.data = src.data
-        dst.shape = src.shape
-        dst.strides = src.strides
-        return dst._getvalue()
-    return arr(arr), codegen
-
-
-@intrinsic
-def _cells(typingctx, arr):
-    """The data of a contiguous array as a pointer, which numba indexes without the
-    wraparound it adds to every array index that might be negative (a tenth of the
-    kernel's time, measured). The caller keeps `arr` alive."""
-    def codegen(context, builder, sig, args):
-        return make_array(arr)(context, builder, value=args[0]).data
-    return types.CPointer(arr.dtype)(arr), codegen
 
 
 # Not cache=True: it takes the policy dispatcher as an argument (see battlesheep/play.py).
@@ -61,14 +31,14 @@ def play_game(choose_fn, rules, slot_ids, slot_params, seat_slot, rngs, s, buf, 
     Built-in policies are called directly, so that numba inlines them (it cannot
     inline `choose_fn`, an argument); `choose_fn` serves user policies, which see
     the state as an array."""
-    rules = _unmanaged(rules)
-    buf = _unmanaged(buf)
-    rngs = _unmanaged(rngs)
-    slot_params = _unmanaged(slot_params)
-    slot_ids = _unmanaged(slot_ids)
-    seat_slot = _unmanaged(seat_slot)
+    rules = unmanaged(rules)
+    buf = unmanaged(buf)
+    rngs = unmanaged(rngs)
+    slot_params = unmanaged(slot_params)
+    slot_ids = unmanaged(slot_ids)
+    seat_slot = unmanaged(seat_slot)
     state = s               # what a user policy sees: the state array
-    s = _cells(s)
+    s = cells(s)
     deal(s, rules, rngs[0])
     t = 0
     while s[H_PHASE] != OVER:
