@@ -237,9 +237,19 @@ def _remove(s, seat, card):
 @njit(cache=True)
 def setup(s, rules, deck, order):
     """Set up from `order`, the shuffled card ids, first dealt first (model "Setup")."""
-    p = rules[R_PLAYERS]
+    for k in range(deck.shape[0]):
+        s[PILE + k] = order[k]
+    _setup_from_pile(s, rules, deck)
+
+
+@njit(cache=True)
+def _setup_from_pile(s, rules, deck):
+    """`setup` with the shuffled card ids already in the PILE region (no array for the
+    order: `deal` shuffles there)."""
     n = deck.shape[0]
-    s[:HEADER] = 0
+    p = rules[R_PLAYERS]
+    for k in range(HEADER):
+        s[k] = 0
     s[H_PLAYERS] = p
     s[H_NCARDS] = n
     for q in range(MAX_PLAYERS):
@@ -250,34 +260,43 @@ def setup(s, rules, deck, order):
         s[ROWN + x] = 0
     # 3 each, one at a time, clockwise from seat 0
     for k in range(HAND_SIZE * p):
-        _insert(s, k % p, order[k])
+        _insert(s, k % p, s[PILE + k])
     first = CENTRE if rules[R_INITIAL_SLOT] == 0 else LEFT    # A-H1
-    s[ROW + first * MC] = order[HAND_SIZE * p]
+    s[ROW + first * MC] = s[PILE + HAND_SIZE * p]
     s[ROWN + first] = 1
+    # the rest, in order, is the draw pile (moved down: every source is above its target)
     rest = n - HAND_SIZE * p - 1
     for k in range(rest):
-        s[PILE + k] = order[HAND_SIZE * p + 1 + k]
+        s[PILE + k] = s[PILE + HAND_SIZE * p + 1 + k]
     s[H_PTOP] = 0
     s[H_PEND] = rest
     _check_end(s, rules, deck)    # ruling: the end test also runs right after setup
 
 
 @njit(cache=True)
-def shuffled_order(n, rng):
-    """Card ids 0..n-1 shuffled by Fisher-Yates with `rng` (first dealt first)."""
-    order = np.empty(n, dtype=np.int32)
+def _shuffle_into(a, base, n, rng):
+    """a[base:base + n] = card ids 0..n-1 shuffled by Fisher-Yates from the last
+    position with `rng` (first dealt first); `a` an array or the state pointer."""
     for i in range(n):
-        order[i] = i
+        a[base + i] = i
     for i in range(n - 1, 0, -1):
         j = rand_below(rng, i + 1)
-        order[i], order[j] = order[j], order[i]
+        a[base + i], a[base + j] = a[base + j], a[base + i]
+
+
+@njit(cache=True)
+def shuffled_order(n, rng):
+    """The shuffle `deal` makes, as an array (tests feed it to the reference engine)."""
+    order = np.empty(n, dtype=np.int32)
+    _shuffle_into(order, 0, n, rng)
     return order
 
 
 @njit(cache=True)
 def deal(s, rules, deck, rng):
     """Shuffle the card ids with `rng` and set up."""
-    setup(s, rules, deck, shuffled_order(deck.shape[0], rng))
+    _shuffle_into(s, PILE, deck.shape[0], rng)
+    _setup_from_pile(s, rules, deck)
 
 
 # --- transitions ---------------------------------------------------------------------
