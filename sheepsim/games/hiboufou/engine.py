@@ -71,45 +71,20 @@ def top_mask(s, deck, space):
 
 
 @njit(cache=True, inline="always")
-def fits(s, rules, deck, mask, space):
-    """Base legality of laying a card of colour `mask` on `space` (model "Placement")."""
-    left = s[ROWN + LEFT] > 0
-    centre = s[ROWN + CENTRE] > 0
-    right = s[ROWN + RIGHT] > 0
-    here = s[ROWN + space] > 0
-    if space == CENTRE:
-        occupied_neighbour = left or right
-    else:
-        occupied_neighbour = centre
-    # rules: new cards are laid next to existing ones, unless the row is empty
-    if not here and not occupied_neighbour and (left or centre or right):
-        return False
-    # adjacency: a colour shared with the top of every occupied neighbour
-    if space == CENTRE:
-        if left and mask & top_mask(s, deck, LEFT) == 0:
-            return False
-        if right and mask & top_mask(s, deck, RIGHT) == 0:
-            return False
-    elif centre and mask & top_mask(s, deck, CENTRE) == 0:
-        return False
-    # A-H5: also match the covered card
-    if here and rules[R_MATCH_COVERED] == 1 and mask & top_mask(s, deck, space) == 0:
-        return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _constraint(s, rules, deck, space):
-    """`fits` for `space`, read once per decision point instead of once per card:
-    (allowed, a, b, c) such that a card of mask m fits iff allowed and m shares a
-    colour with each of a, b, c (-1 = no constraint: every mask >= 1 passes)."""
+def _space_masks(s, rules, deck, space):
+    """Base legality (model "Placement") of `space`, read once per decision point:
+    (a, b, c) such that a card of colour mask m fits iff m shares a colour with each
+    of a, b and c. -1 is no constraint (every card has a colour); a = 0 closes the
+    space."""
     left = s[ROWN + LEFT] > 0
     centre = s[ROWN + CENTRE] > 0
     right = s[ROWN + RIGHT] > 0
     here = s[ROWN + space] > 0
     occupied_neighbour = (left or right) if space == CENTRE else centre
+    # rules: new cards are laid next to existing ones, unless the row is empty
     if not here and not occupied_neighbour and (left or centre or right):
-        return False, -1, -1, -1
+        return 0, -1, -1
+    # adjacency: a colour shared with the top of every occupied neighbour
     a, b, c = -1, -1, -1
     if space == CENTRE:
         if left:
@@ -118,9 +93,67 @@ def _constraint(s, rules, deck, space):
             b = top_mask(s, deck, RIGHT)
     elif centre:
         a = top_mask(s, deck, CENTRE)
+    # A-H5: also match the covered card
     if here and rules[R_MATCH_COVERED] == 1:
         c = top_mask(s, deck, space)
-    return True, a, b, c
+    return a, b, c
+
+
+@njit(cache=True, inline="always")
+def _row_masks(s, rules, deck):
+    """_space_masks of LEFT, CENTRE and RIGHT, one flat 9-tuple."""
+    a0, b0, c0 = _space_masks(s, rules, deck, LEFT)
+    a1, b1, c1 = _space_masks(s, rules, deck, CENTRE)
+    a2, b2, c2 = _space_masks(s, rules, deck, RIGHT)
+    return a0, b0, c0, a1, b1, c1, a2, b2, c2
+
+
+# Sets of spaces are 3-bit masks, bit x = space x.
+ALL_SPACES = 7
+_POPCOUNT3 = 0xE994     # the size of set f is (_POPCOUNT3 >> 2f) & 3
+
+
+@njit(cache=True, inline="always")
+def space_count(f):
+    return (_POPCOUNT3 >> (2 * f)) & 3
+
+
+@njit(cache=True, inline="always")
+def fit_set(m, k):
+    """The spaces a card of colour mask m may be laid on, given the _row_masks k;
+    without branches, which the cards would make unpredictable."""
+    return (((m & k[0] != 0) & (m & k[1] != 0) & (m & k[2] != 0))
+            + 2 * ((m & k[3] != 0) & (m & k[4] != 0) & (m & k[5] != 0))
+            + 4 * ((m & k[6] != 0) & (m & k[7] != 0) & (m & k[8] != 0)))
+
+
+@njit(cache=True, inline="always")
+def empty_set(s):
+    return (s[ROWN + LEFT] == 0) + 2 * (s[ROWN + CENTRE] == 0) + 4 * (s[ROWN + RIGHT] == 0)
+
+
+@njit(cache=True, inline="always")
+def open_set(s, rules, union):
+    """The spaces the empty-space priority (A-H2) leaves open to a hand whose cards
+    fit the spaces `union`. fill_if_possible: only the empty ones while some card
+    fits one; strict: only the empty ones while any space is empty."""
+    prio = rules[R_PRIORITY]
+    empty = empty_set(s)
+    if prio == FREE or empty == 0:
+        return ALL_SPACES
+    if prio == STRICT or union & empty != 0:
+        return empty
+    return ALL_SPACES
+
+
+@njit(cache=True, inline="always")
+def hand_union(s, deck, seat, k):
+    """The union of the fit sets of seat's cards."""
+    union = 0
+    base = HAND + seat * MC
+    for i in range(s[SIZE + seat]):
+        union |= fit_set(deck[s[base + i]], k)
+    return union
 
 
 # legal_plays, legal_decisions and the random policy are inlined: every call of a
@@ -130,61 +163,37 @@ def _constraint(s, rules, deck, space):
 def legal_plays(s, rules, deck, seat, buf, start):
     """Write seat's legal (PLAY, card, space) rows to buf[start:], sorted by card then
     space, after the empty-space priority (A-H2); return how many."""
-    ok0, a0, b0, c0 = _constraint(s, rules, deck, LEFT)
-    ok1, a1, b1, c1 = _constraint(s, rules, deck, CENTRE)
-    ok2, a2, b2, c2 = _constraint(s, rules, deck, RIGHT)
-    oks, As, Bs, Cs = (ok0, ok1, ok2), (a0, a1, a2), (b0, b1, b2), (c0, c1, c2)
+    k = _row_masks(s, rules, deck)
+    allowed = open_set(s, rules, hand_union(s, deck, seat, k))
     n = start
-    n_empty = 0
-    prio = rules[R_PRIORITY]
     base = HAND + seat * MC
     for i in range(s[SIZE + seat]):
         c = s[base + i]
-        m = deck[c]
+        f = fit_set(deck[c], k) & allowed
         for x in range(NSPACES):
-            if oks[x] and m & As[x] != 0 and m & Bs[x] != 0 and m & Cs[x] != 0:
+            if f >> x & 1:
                 buf[n, 0] = PLAY
                 buf[n, 1] = c
                 buf[n, 2] = x
                 n += 1
-                if s[ROWN + x] == 0:
-                    n_empty += 1
-    if prio == FREE:
-        return n - start
-    any_empty = s[ROWN + LEFT] == 0 or s[ROWN + CENTRE] == 0 or s[ROWN + RIGHT] == 0
-    # fill_if_possible: only empty spaces while some card fits one;
-    # strict: only empty spaces while any space is empty
-    if n_empty > 0 or (prio == STRICT and any_empty):
-        k = start
-        for j in range(start, n):
-            if s[ROWN + buf[j, 2]] == 0:
-                buf[k, 0] = buf[j, 0]
-                buf[k, 1] = buf[j, 1]
-                buf[k, 2] = buf[j, 2]
-                k += 1
-        n = k
     return n - start
 
 
 @njit(cache=True)
 def can_play(s, rules, deck, seat):
-    """Does seat have any legal PLAY? (The priority filter never empties a nonempty
-    base set except under strict, where only empty-space plays count.)"""
-    prio = rules[R_PRIORITY]
-    any_empty = s[ROWN + LEFT] == 0 or s[ROWN + CENTRE] == 0 or s[ROWN + RIGHT] == 0
-    ok0, a0, b0, c0 = _constraint(s, rules, deck, LEFT)
-    ok1, a1, b1, c1 = _constraint(s, rules, deck, CENTRE)
-    ok2, a2, b2, c2 = _constraint(s, rules, deck, RIGHT)
-    oks, As, Bs, Cs = (ok0, ok1, ok2), (a0, a1, a2), (b0, b1, b2), (c0, c1, c2)
-    base = HAND + seat * MC
-    for i in range(s[SIZE + seat]):
-        m = deck[s[base + i]]
-        for x in range(NSPACES):
-            if prio == STRICT and any_empty and s[ROWN + x] > 0:
-                continue
-            if oks[x] and m & As[x] != 0 and m & Bs[x] != 0 and m & Cs[x] != 0:
-                return True
-    return False
+    """Does seat have any legal PLAY?"""
+    union = hand_union(s, deck, seat, _row_masks(s, rules, deck))
+    return union & open_set(s, rules, union) != 0
+
+
+@njit(cache=True, inline="always")
+def closing_decision(s, rules, n):
+    """What follows the actor's n legal plays in the decision list: END (after the
+    first card a seat may always stop; before it only without mandatory_play, A-H3),
+    DRAW (nothing can be laid), or -1 (nothing)."""
+    if s[H_LAID] > 0 or (n > 0 and rules[R_MANDATORY] == 0):
+        return END
+    return DRAW if n == 0 else -1
 
 
 @njit(cache=True, inline="always")
@@ -194,17 +203,12 @@ def legal_decisions(s, rules, deck, buf):
     if s[H_OVER]:
         return 0
     n = legal_plays(s, rules, deck, s[H_ACTOR], buf, 0)
-    # after the first card a seat may always stop; before it only without mandatory_play (A-H3)
-    if s[H_LAID] > 0 or (n > 0 and rules[R_MANDATORY] == 0):
-        buf[n, 0] = END
+    last = closing_decision(s, rules, n)
+    if last >= 0:
+        buf[n, 0] = last
         buf[n, 1] = 0
         buf[n, 2] = 0
         n += 1
-    elif n == 0:
-        buf[0, 0] = DRAW
-        buf[0, 1] = 0
-        buf[0, 2] = 0
-        n = 1
     return n
 
 
@@ -237,16 +241,16 @@ def _remove(s, seat, card):
 @njit(cache=True)
 def setup(s, rules, deck, order):
     """Set up from `order`, the shuffled card ids, first dealt first (model "Setup")."""
-    for k in range(deck.shape[0]):
+    n = deck.shape[0]
+    for k in range(n):
         s[PILE + k] = order[k]
-    _setup_from_pile(s, rules, deck)
+    _setup_from_pile(s, rules, deck, n)
 
 
 @njit(cache=True)
-def _setup_from_pile(s, rules, deck):
-    """`setup` with the shuffled card ids already in the PILE region (no array for the
-    order: `deal` shuffles there)."""
-    n = deck.shape[0]
+def _setup_from_pile(s, rules, deck, n):
+    """`setup` with the n shuffled card ids already in the PILE region (no array for
+    the order: `deal` shuffles there)."""
     p = rules[R_PLAYERS]
     for k in range(HEADER):
         s[k] = 0
@@ -295,8 +299,14 @@ def shuffled_order(n, rng):
 @njit(cache=True)
 def deal(s, rules, deck, rng):
     """Shuffle the card ids with `rng` and set up."""
-    _shuffle_into(s, PILE, deck.shape[0], rng)
-    _setup_from_pile(s, rules, deck)
+    deal_cards(s, rules, deck, deck.shape[0], rng)
+
+
+@njit(cache=True)
+def deal_cards(s, rules, deck, n, rng):
+    """`deal` for a deck of n cards given as a pointer (play.py)."""
+    _shuffle_into(s, PILE, n, rng)
+    _setup_from_pile(s, rules, deck, n)
 
 
 # --- transitions ---------------------------------------------------------------------

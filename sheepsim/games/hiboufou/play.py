@@ -14,7 +14,8 @@ from numba import njit, prange
 from ...rng import seed_stream
 from ..unmanaged import cells, unmanaged
 from . import policies
-from .engine import H_ACTOR, H_OVER, MAX_DECISIONS, MAX_PLAYERS, O_ROTATION, STATE_SIZE, deal, outcome, step
+from .engine import (H_ACTOR, H_OVER, MAX_DECISIONS, MAX_PLAYERS, O_ROTATION, STATE_SIZE, deal_cards, outcome,
+                     step)
 from .rules import R_PLAYERS
 
 N_STREAMS = 1 + MAX_PLAYERS
@@ -31,25 +32,31 @@ def play_game(choose_fn, rules, deck, slot_ids, slot_params, seat_slot, rngs, s,
     inline `choose_fn`, an argument); `choose_fn` serves user policies, which see
     the state as an array. The arrays go without reference counting and the state as
     a raw pointer (sheepsim/games/unmanaged.py: together about a third of the time)."""
-    rules = unmanaged(rules)
-    deck = unmanaged(deck)
+    # built-in code gets raw pointers (three words a call instead of a struct of seven
+    # per array, and no wraparound tests), user policies arrays without reference counts
+    rules_array = unmanaged(rules)
+    deck_array = unmanaged(deck)
+    state = unmanaged(s)
     buf = unmanaged(buf)
     rngs = unmanaged(rngs)
     slot_params = unmanaged(slot_params)
-    slot_ids = unmanaged(slot_ids)
-    seat_slot = unmanaged(seat_slot)
-    state = s               # what a user policy sees: the state array
-    s = cells(s)
-    deal(s, rules, deck, rngs[0])
+    slot_ids = cells(slot_ids)
+    seat_slot = cells(seat_slot)
+    rules = cells(rules_array)
+    deck = cells(deck_array)
+    s = cells(state)
+    deal_cards(s, rules, deck, deck_array.shape[0], cells(rngs[0]))
     t = 0
     while s[H_OVER] == 0:
         seat = s[H_ACTOR]
         slot = seat_slot[seat]
         pid = slot_ids[slot]
         if pid <= policies.LAST_BUILTIN:
-            code, a, b = policies.choose(pid, s, rules, deck, seat, slot_params[slot], rngs[POLICY_STREAM + seat], buf)
+            code, a, b = policies.choose(pid, s, rules, deck, seat, slot_params[slot],
+                                         cells(rngs[POLICY_STREAM + seat]), buf)
         else:
-            code, a, b = choose_fn(pid, state, rules, deck, seat, slot_params[slot], rngs[POLICY_STREAM + seat], buf)
+            code, a, b = choose_fn(pid, state, rules_array, deck_array, seat, slot_params[slot],
+                                   rngs[POLICY_STREAM + seat], buf)
         if t < log.shape[0]:
             log[t, 0] = seat
             log[t, 1] = code

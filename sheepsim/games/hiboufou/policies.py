@@ -29,7 +29,8 @@ greedy and defensive are deterministic (they use neither params nor rng).
 from numba import njit
 
 from ...rng import rand_below
-from .engine import H_LAID, HAND, MC, ROWN, SIZE, legal_decisions, top_mask
+from .engine import (ALL_SPACES, H_LAID, HAND, MC, ROWN, SIZE, _row_masks, closing_decision, empty_set, fit_set,
+                     legal_decisions, open_set, space_count, top_mask)
 from .model import CENTRE, DRAW, END, FREE, HAND_EMPTIED, LEFT, MAX_PER_TURN, NSPACES, PLAY, RIGHT, STRICT
 from .rules import R_CAPTURE, R_MATCH_COVERED, R_PRIORITY
 
@@ -41,10 +42,38 @@ SCRATCH_ROWS = 16
 
 @njit(cache=True, inline="always")
 def random_policy(s, rules, deck, seat, params, rng, buf):
-    """Uniform over the legal decisions (model.py), at every decision point."""
-    n = legal_decisions(s, rules, deck, buf)
-    m = rand_below(rng, n)
-    return buf[m, 0], buf[m, 1], buf[m, 2]
+    """Uniform over the legal decisions (model.py), at every decision point: decision
+    number rand_below(rng, n) of the sorted list of n. The list is counted, not
+    written out: the same decision as legal_decisions(...)[m], in a fraction of the time."""
+    k = _row_masks(s, rules, deck)
+    base = HAND + seat * MC
+    h = s[SIZE + seat]
+    empty = empty_set(s)
+    union = 0
+    n_all = 0           # plays onto any space ...
+    n_empty = 0         # ... and onto empty spaces only
+    for i in range(h):
+        f = fit_set(deck[s[base + i]], k)
+        union |= f
+        n_all += space_count(f)
+        n_empty += space_count(f & empty)
+    allowed = open_set(s, rules, union)
+    n = n_all if allowed == ALL_SPACES else n_empty
+    last = closing_decision(s, rules, n)
+    m = rand_below(rng, n + (last >= 0))
+    if m == n:
+        return last, 0, 0
+    for i in range(h):
+        c = s[base + i]
+        f = fit_set(deck[c], k) & allowed
+        if m < space_count(f):
+            for x in range(NSPACES):
+                if f >> x & 1:
+                    if m == 0:
+                        return PLAY, c, x
+                    m -= 1
+        m -= space_count(f)
+    return -1, 0, 0     # unreachable: m < n
 
 
 @njit(cache=True, inline="always")
