@@ -141,3 +141,44 @@ def test_results_identical_for_thread_counts_and_chunking(policy):
     # every card ends in exactly one place: captures never exceed the deck
     assert (one[:, E.O_CAPTURES:E.O_CAPTURES + 4].sum(1) <= 60).all()
     assert one[:, E.O_TURNS].min() > 0
+
+
+def _random_policy_games(players, options, games):
+    """Step games with the kernel's random policy from Python, checking every choice
+    against its definition: decision number rand_below(rng, n) of the legal list.
+    Returns the biggest hand seen."""
+    from sheepsim.games.hiboufou.policies import random_policy
+    from sheepsim.rng import rand_below
+    rules = R.make(players, options)
+    arr, masks = R.to_array(rules), R.deck_array(rules)
+    s = np.empty(E.STATE_SIZE, dtype=np.int32)
+    buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
+    params = np.zeros(8)
+    biggest = 0
+    for game in range(games):
+        rngs = streams(5, game, P.N_STREAMS)
+        E.deal(s, arr, masks, rngs[0])
+        while not s[E.H_OVER]:
+            seat = int(s[E.H_ACTOR])
+            biggest = max(biggest, int(s[E.SIZE + seat]))
+            rng = rngs[P.POLICY_STREAM + seat]
+            n = E.legal_decisions(s, arr, masks, buf)
+            expected = tuple(int(x) for x in buf[rand_below(rng.copy(), n)])
+            decision = tuple(int(x) for x in random_policy(s, arr, masks, seat, params, rng, buf))
+            assert decision == expected
+            E.step(s, arr, masks, *decision)
+    return biggest
+
+
+@pytest.mark.parametrize("players,options,games", [
+    (3, {}, 60), (2, {"empty_slot_priority": "strict", "mandatory_play": "no"}, 40),
+    (4, {"empty_slot_priority": "free", "play_after_forced_draw": "yes"}, 30),
+    # one colour a card out of 8: seats are stuck and draw often, so hands grow past
+    # the packed fast path of random_policy (policies.PACKED cards)
+    (2, {"colours": 8, "colours_per_card": 1, "copies": 10}, 40),
+])
+def test_random_policy_is_rand_below_of_the_legal_list(players, options, games):
+    from sheepsim.games.hiboufou.policies import PACKED
+    biggest = _random_policy_games(players, options, games)
+    if options.get("colours_per_card") == 1:
+        assert biggest > PACKED

@@ -340,7 +340,7 @@ def _end_turn(s, rules, deck, refill):
     s[H_TURN] += 1
     s[H_LAID] = 0
     s[H_DREW] = 0
-    s[H_ACTOR] = (seat + 1) % s[H_PLAYERS]
+    s[H_ACTOR] = seat + 1 if seat + 1 < s[H_PLAYERS] else 0     # not %: a division is slow
     _check_end(s, rules, deck)
 
 

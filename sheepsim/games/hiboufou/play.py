@@ -47,16 +47,23 @@ def play_game(choose_fn, rules, deck, slot_ids, slot_params, seat_slot, rngs, s,
     s = cells(state)
     deal_cards(s, rules, deck, deck_array.shape[0], cells(rngs[0]))
     t = 0
+    # the actor's policy, parameters and stream are looked up when the actor changes
+    # (once a turn), not at every decision
+    seat = -1
+    pid = 0
+    params = slot_params[0]
+    rng = rngs[0]
     while s[H_OVER] == 0:
-        seat = s[H_ACTOR]
-        slot = seat_slot[seat]
-        pid = slot_ids[slot]
+        if s[H_ACTOR] != seat:
+            seat = s[H_ACTOR]
+            slot = seat_slot[seat]
+            pid = slot_ids[slot]
+            params = slot_params[slot]
+            rng = rngs[POLICY_STREAM + seat]
         if pid <= policies.LAST_BUILTIN:
-            code, a, b = policies.choose(pid, s, rules, deck, seat, slot_params[slot],
-                                         cells(rngs[POLICY_STREAM + seat]), buf)
+            code, a, b = policies.choose(pid, s, rules, deck, seat, params, cells(rng), buf)
         else:
-            code, a, b = choose_fn(pid, state, rules_array, deck_array, seat, slot_params[slot],
-                                   rngs[POLICY_STREAM + seat], buf)
+            code, a, b = choose_fn(pid, state, rules_array, deck_array, seat, params, rng, buf)
         if t < log.shape[0]:
             log[t, 0] = seat
             log[t, 1] = code
