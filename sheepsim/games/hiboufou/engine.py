@@ -344,7 +344,7 @@ def _end_turn(s, rules, deck, refill):
     _check_end(s, rules, deck)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step(s, rules, deck, code, a, b):
     """Apply the actor's legal decision (code, a, b) (model "Transitions")."""
     seat = s[H_ACTOR]
