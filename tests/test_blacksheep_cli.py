@@ -21,9 +21,9 @@ from conftest import assert_bad
 from conftest import run_cli as run
 
 OPTIONAL = ["-o", "wolf=on", "-o", "white_sheep=on", "-o", "mother_sheep=on", "-o", "joker=on"]
-# seed 1 game 4 of this setup has every card effect: Black Sheep, Wolf, Eagle, Mole,
+# seed 1 game 5 of this setup has every card effect: Black Sheep, Wolf, Eagle, Mole,
 # Magpie, White Sheep and Mother Sheep (asserted below, so a changed deal shows)
-EFFECTS = ["-p", "3", "--seed", "1", "--game", "4", "--policy", "threshold:k=4", *OPTIONAL]
+EFFECTS = ["-p", "3", "--seed", "1", "--game", "5", "--policy", "threshold:k=4", *OPTIONAL]
 
 
 
@@ -33,7 +33,7 @@ EFFECTS = ["-p", "3", "--seed", "1", "--game", "4", "--policy", "threshold:k=4",
 def test_games_lists_blacksheep():
     result = run("games")
     assert result.exit_code == 0
-    assert re.search(r"^blacksheep\s+Bye-Bye Black Sheep\s+2-5 players\s+version 1", result.output, re.M)
+    assert re.search(r"^blacksheep\s+Bye-Bye Black Sheep\s+2-5 players\s+version 2", result.output, re.M)
 
 
 def test_rules_lists_every_option():

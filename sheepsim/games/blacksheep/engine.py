@@ -38,11 +38,12 @@ from .rules import (R_CAP_RESOLUTION, R_EAGLE_JOKER, R_HAND_LIMIT, R_JOKER, R_MA
                     R_MOLE_JOKER, R_MOTHER, R_MUST_DRAW, R_OPTIONAL_SETUP, R_PLAYERS, R_REFILL, R_TRIPLETS,
                     R_TURN_CAP, R_WHITE, R_WOLF, R_WOLF_RETURN, R_ZOO_BASIS, R_ZOO_MAX)
 
-VERSION = 1
+VERSION = 2      # 2: a tie in the built-in policies' placement choice costs one random draw, not one per tie
 MAX_PLAYERS = 5
 NK = NKINDS
 MAX_CARDS = 96
 MAX_DECISIONS = 160
+assert NK % 8 == 0          # sample_chance counts kinds in groups of 8
 
 (H_PLAYERS, H_PHASE, H_ACTOR, H_ACTIVE, H_TURN, H_DRAWS, H_LIMIT, H_PLACED, H_SOURCE, H_WINNER, H_CAPPED,
  H_MAGPIE_IN, H_NPILE, H_NTABLE, H_SPECIES, H_HAND_LIMIT, H_TO_WIN, H_TOTAL_DRAWS, H_DECISIONS) = range(19)
@@ -153,9 +154,11 @@ def deal(s, rules, rng):
     for seat in range(p):
         _receive(s, seat, s[specials + seat])
         _receive(s, seat, BLACK)
-        for o in range(p):
-            # everybody knows everybody holds their own Black Sheep
-            s[KNOWN + (o * MAX_PLAYERS + seat) * NK + BLACK] = 1
+    # everybody knows everybody holds their own Black Sheep (fixed loops: over the
+    # players LLVM would scatter, which is slow)
+    for o in range(MAX_PLAYERS):
+        for seat in range(MAX_PLAYERS):
+            s[KNOWN + (o * MAX_PLAYERS + seat) * NK + BLACK] = (o < p) & (seat < p)
     for i in range(MAX_CARDS):
         s[TABLE + i] = 0            # the table starts empty
     s[H_PHASE] = DRAW
@@ -176,7 +179,12 @@ def _receive(s, p, kind):
 def _receive_public(s, p, kind):
     """A face-up card into p's hand: everybody now knows p holds it."""
     _receive(s, p, kind)
-    for o in range(s[H_PLAYERS]):
+    players = s[H_PLAYERS]
+    # not range(players): LLVM would vectorize that loop into AVX-512 gathers and
+    # scatters, which are slow; with an early exit it stays plain scalar code
+    for o in range(MAX_PLAYERS):
+        if o == players:
+            break
         s[KNOWN + (o * MAX_PLAYERS + p) * NK + kind] += 1
 
 
@@ -186,7 +194,10 @@ def _lose(s, p, kind):
     bound on it can only drop by one."""
     s[HAND + p * NK + kind] -= 1
     s[SIZE + p] -= 1
-    for o in range(s[H_PLAYERS]):
+    players = s[H_PLAYERS]
+    for o in range(MAX_PLAYERS):        # as in _receive_public
+        if o == players:
+            break
         i = KNOWN + (o * MAX_PLAYERS + p) * NK + kind
         s[i] -= s[i] > 0
 
@@ -212,7 +223,7 @@ def _table_to_hand(s, p):
 @njit(cache=True, inline="always")
 def species_count(s, p, sp):
     """Cards of species sp (1-based) in p's zoo, a Joker bound to it included."""
-    return s[ZOO + p * NK + ANIMAL + sp - 1] + (1 if s[JOKER_AS + p] == sp else 0)
+    return s[ZOO + p * NK + ANIMAL + sp - 1] + (s[JOKER_AS + p] == sp)
 
 
 @njit(cache=True, inline="always")
@@ -312,9 +323,13 @@ def _return_aside(s):
 
 @njit(cache=True, inline="always")
 def _refill(s, p):
-    while s[SIZE + p] < s[H_HAND_LIMIT] and s[H_NPILE] > 0:
-        s[H_NPILE] -= 1
-        _receive(s, p, s[PILE + s[H_NPILE]])
+    """p draws from the top of the pile up to the hand limit, while the pile lasts."""
+    top = s[H_NPILE]
+    n = max(0, min(s[H_HAND_LIMIT] - s[SIZE + p], top))
+    for k in range(n):
+        s[HAND + p * NK + s[PILE + top - 1 - k]] += 1
+    s[SIZE + p] += n
+    s[H_NPILE] = top - n
 
 
 @njit(cache=True, inline="always")
@@ -377,12 +392,22 @@ def sample_chance(s, rules, code, a, b, rng):
     if code == DRAW_FROM:
         pick = rand_below(rng, s[SIZE + a])
         # card number `pick` of the hand in kind order is of the kind numbered by how
-        # many kinds end at or before it (a fixed loop: no branch to mispredict)
+        # many kinds end at or before it; counted without branches (random cards would
+        # mispredict them), first by groups of 8 kinds, then within the group
         hand = HAND + a * NK
-        kind = 0
+        group = 0
+        before = 0          # cards in the groups before `group`
         ends = 0
-        for k in range(NK - 1):
-            ends += s[hand + k]
+        for g in range(NK // 8 - 1):
+            for k in range(8):
+                ends += s[hand + 8 * g + k]
+            done = ends <= pick
+            group += done
+            before = ends if done else before
+        kind = 8 * group
+        ends = before
+        for k in range(7):
+            ends += s[hand + 8 * group + k]
             kind += ends <= pick
         return kind
     elif (code == PLACE or code == WHITE_PLACE) and rules[R_MAGPIE_ENTRY] == 1:
@@ -454,6 +479,8 @@ def _back_to_drawing(s):
 @njit(cache=True, inline="always")
 def _resolve(s, rules, source, kind):
     """Effect of a card just drawn blindly from `source` (Part B 1.6)."""
+    if kind >= ANIMAL:
+        return          # most draws: an animal just stays on the table
     a = s[H_ACTIVE]
     if kind == BLACK:
         # rules: it goes back to the player it was drawn from; the turn ends

@@ -35,21 +35,31 @@ def play_game(choose_fn, rules, slot_ids, slot_params, seat_slot, rngs, s, buf, 
     buf = unmanaged(buf)
     rngs = unmanaged(rngs)
     slot_params = unmanaged(slot_params)
-    slot_ids = unmanaged(slot_ids)
-    seat_slot = unmanaged(seat_slot)
+    slot_ids = cells(slot_ids)
+    seat_slot = cells(seat_slot)
     state = s               # what a user policy sees: the state array
     s = cells(s)
     deal(s, rules, rngs[0])
     t = 0
+    seat = -1
+    pid = 0
+    params = slot_params[0]
+    policy_rng = luck = rngs[0]
     while s[H_PHASE] != OVER:
-        seat = s[H_ACTOR]
-        slot = seat_slot[seat]
-        pid = slot_ids[slot]
+        if s[H_ACTOR] != seat:
+            # a new actor (a new turn, or a White Sheep's owner): look up its policy, its
+            # parameters and its streams once, not at every decision
+            seat = s[H_ACTOR]
+            slot = seat_slot[seat]
+            pid = slot_ids[slot]
+            params = slot_params[slot]
+            policy_rng = rngs[POLICY_STREAM + seat]
+            luck = rngs[1 + seat]
         if pid <= policies.LAST_BUILTIN:
-            code, a, b = policies.choose(pid, s, rules, seat, slot_params[slot], rngs[POLICY_STREAM + seat], buf)
+            code, a, b = policies.choose(pid, s, rules, seat, params, policy_rng, buf)
         else:
-            code, a, b = choose_fn(pid, state, rules, seat, slot_params[slot], rngs[POLICY_STREAM + seat], buf)
-        chance = sample_chance(s, rules, code, a, b, rngs[1 + seat])
+            code, a, b = choose_fn(pid, state, rules, seat, params, policy_rng, buf)
+        chance = sample_chance(s, rules, code, a, b, luck)
         if t < log.shape[0]:
             log[t, 0] = seat
             log[t, 1] = code
@@ -83,7 +93,8 @@ def _play_block(choose_fn, rules, slot_ids, slot_params, rotate, seed, first, ou
         seed_game(seed, g, p, rngs)
         rot = g % p if rotate else 0
         for seat in range(p):
-            seat_slot[seat] = (seat + rot) % p
+            slot = seat + rot
+            seat_slot[seat] = slot - p if slot >= p else slot      # (seat + rot) % p
         play_game(choose_fn, rules, slot_ids, slot_params, seat_slot, rngs, s, buf, out[i], no_log)
         out[i, O_ROTATION] = rot
 

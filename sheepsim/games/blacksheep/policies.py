@@ -11,14 +11,19 @@ Every policy but `random` shares `play_special`, documented play of the card eff
 and of zoo placement; they differ only in when to stop drawing.
 """
 
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
 
 from ...rng import rand_below
 from .engine import (JOKER_AS, H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_PLAYERS, H_SOURCE, H_SPECIES,
                      HAND, KNOWN, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count)
 from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
-                    MAGPIE_PHASE, MAGPIE_TAKE, MOLE_NONE, MOLE_PHASE, MOLE_TAKE, MOTHER_PHASE, MOTHER_SKIP,
-                    MOTHER_TAKE, PLACE, PLACE_DONE, STOP, WHITE_NONE, WHITE_PHASE, WHITE_PLACE)
+                    MAGPIE_PHASE, MAGPIE_TAKE, MAX_SPECIES, MOLE_NONE, MOLE_PHASE, MOLE_TAKE, MOTHER_PHASE,
+                    MOTHER_SKIP, MOTHER_TAKE, PLACE, PLACE_DONE, STOP, WHITE_NONE, WHITE_PHASE, WHITE_PLACE)
 from .rules import R_MAGPIE_BREAK, R_MUST_DRAW, R_ZOO_BASIS
 
 RANDOM, THRESHOLD, RISK = 0, 1, 2
@@ -60,39 +65,124 @@ def _want(s, seat, sp):
     """How much the seat wants species sp: its zoo count plus hand count, 0 once the
     zoo holds a triplet of it (a 4th card scores nothing)."""
     z = species_count(s, seat, sp)
-    return z + s[HAND + seat * NK + ANIMAL + sp - 1] if z < 3 else 0
+    return (z + s[HAND + seat * NK + ANIMAL + sp - 1]) * (z < 3)
+
+
+# The Eagle, Mole and Magpie choices take the first best candidate in (opponent,
+# species) order. Each candidate is scored as one integer key, value * KEY + (KEY - 1 -
+# its rank in that order), so that the plain maximum of the keys is the first best
+# candidate: no data-dependent branch (random hands would mispredict them), and a
+# candidate that may not be chosen gets value 0.
+KEY = 128           # > MAX_PLAYERS * MAX_SPECIES ranks
+
+
+@njit(cache=True, inline="always")
+def _key(v, o, sp):
+    return v * KEY + (KEY - 1 - (o * MAX_SPECIES + sp - 1))
+
+
+@njit(cache=True, inline="always")
+def _unkey(best):
+    """(value, opponent, species) of the best key."""
+    rank = KEY - 1 - best % KEY
+    return best // KEY, rank // MAX_SPECIES, rank % MAX_SPECIES + 1
+
+
+# --- placement, as LLVM vector code -----------------------------------------------------
+# The placement choice scans every species of the seat's hand and zoo at every placement
+# decision. As a loop it was a fifth of a game, and numba leaves short loops scalar (it
+# unrolls them and does not run LLVM's SLP vectorizer), so it is written as vector code.
+
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+
+
+def _lanes(n):
+    return ir.VectorType(I32, n)
+
+
+def _data_pointer(context, builder, s_type, s):
+    """The int32 data pointer of `s`, the state array or already its pointer."""
+    if isinstance(s_type, types.Array):
+        return make_array(s_type)(context, builder, value=s).data
+    return s
+
+
+@intrinsic
+def _placement_values(typingctx, s, hand, zoo, joker_as):
+    """(best, tied) over the MAX_SPECIES species slots of a seat whose hand and zoo
+    rows of species 1 start at s[hand] and s[zoo] (`s`: the state or its pointer):
+
+        v[sp] = 16 * z + h if (z < 3) & (h > 0) else 0
+                where h = s[hand + sp - 1], z = s[zoo + sp - 1] + (joker_as == sp)
+        best = max of v;  bit sp - 1 of `tied` is set if v[sp] == best
+
+    v orders species by zoo count (a Joker bound to the species included), then hand
+    count (below 16: 4 cards a species); it is 0 for a species that cannot be placed
+    usefully: none in hand, or a triplet already (a 4th card scores nothing). Slots of
+    species not in play hold no cards."""
+    if not ((isinstance(s, types.Array) and s.dtype == types.int32 and s.ndim == 1)
+            or s == types.CPointer(types.int32)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = _data_pointer(context, builder, sig.args[0], args[0])
+        hand, zoo, joker_as = args[1:]
+        n = MAX_SPECIES
+
+        def const(x):
+            return ir.Constant(_lanes(n), x if isinstance(x, list) else [x] * n)
+
+        def load(at):
+            return builder.load(builder.bitcast(builder.gep(ptr, [at]), _lanes(n).as_pointer()), align=4)
+
+        def splat(x):
+            v = builder.insert_element(ir.Constant(_lanes(n), ir.Undefined), x, ir.Constant(I32, 0))
+            return builder.shuffle_vector(v, v, const(0))
+
+        h = load(hand)
+        z = load(zoo)
+        bound = builder.icmp_signed('==', const(list(range(1, n + 1))), splat(builder.trunc(joker_as, I32)))
+        z = builder.add(z, builder.zext(bound, _lanes(n)))
+        useful = builder.and_(builder.icmp_signed('<', z, const(3)), builder.icmp_signed('>', h, const(0)))
+        v = builder.select(useful, builder.or_(builder.shl(z, const(4)), h), const(0))
+        smax = cgutils.get_or_insert_function(builder.module, ir.FunctionType(I32, [_lanes(n)]),
+                                              f"llvm.vector.reduce.smax.v{n}i32")
+        best = builder.call(smax, [v])
+        tied = builder.bitcast(builder.icmp_signed('==', v, splat(best)), ir.IntType(n))
+        return context.make_tuple(builder, sig.return_type, [builder.sext(best, I64), builder.zext(tied, I64)])
+    return types.UniTuple(types.int64, 2)(s, types.int64, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Set bits of the integer x."""
+    if not isinstance(x, types.Integer):
+        return None
+    return x(x), lambda context, builder, sig, args: builder.ctpop(args[0])
 
 
 @njit(cache=True, inline="always")
 def _best_placement(s, rules, seat, rng):
-    """(kind, species) to place: the species closest to a triplet in the zoo (ties:
-    more in hand, then at random); a Joker only to complete a triplet. (-1, 0): none."""
-    hand = HAND + seat * NK + ANIMAL - 1        # hand[hand + sp]: cards of species sp
-    zoo = ZOO + seat * NK + ANIMAL - 1
-    joker_as = s[JOKER_AS + seat]
-    best_sp = 0
-    best_v = 0
-    ties = 0
-    for sp in range(1, s[H_SPECIES] + 1):
-        h = s[hand + sp]
-        z = s[zoo + sp] + (joker_as == sp)      # species_count
-        # 0 = not placeable: none in hand, or a triplet already (a 4th scores nothing);
-        # computed without branches, which the data would mispredict
-        v = 10 * z + h if (z < 3) & (h > 0) else 0
-        if v > best_v:
-            best_sp, best_v, ties = sp, v, 1
-        elif v == best_v and v > 0:
-            ties += 1
-            if rand_below(rng, ties) == 0:
-                best_sp = sp
+    """(kind, species) to place: a Joker if it completes a triplet (the lowest such
+    species); else the species closest to a triplet in the zoo, ties broken by more in
+    hand, then uniformly at random among the species still tied: one draw from the
+    seat's policy stream, rand_below(rng, number tied), which picks the tied species
+    of that rank in species order, and no draw without a tie. (-1, 0): nothing to place."""
     if s[HAND + seat * NK + JOKER] > 0:
         for sp in range(1, s[H_SPECIES] + 1):
             if species_count(s, seat, sp) == 2:
                 return JOKER, sp
-    # species with a triplet were skipped, so the choice also respects zoo_max_per_species
-    if best_sp == 0:
+    best, tied = _placement_values(s, HAND + seat * NK + ANIMAL, ZOO + seat * NK + ANIMAL, s[JOKER_AS + seat])
+    # species with a triplet have value 0, so the choice also respects zoo_max_per_species
+    if best == 0:
         return -1, 0
-    return ANIMAL + best_sp - 1, best_sp
+    n = _popcount(tied)
+    if n > 1:
+        for _ in range(rand_below(rng, n)):
+            tied &= tied - 1        # drop the lowest tied species
+    sp = trailing_zeros(tied) + 1
+    return ANIMAL + sp - 1, sp
 
 
 @njit(cache=True, inline="always")
@@ -109,47 +199,42 @@ def play_special(s, rules, seat, rng):
     Mother Sheep: always take the free card.
     """
     phase = s[H_PHASE]
-    # the loops below compute every candidate's value without branches (a value that
-    # cannot win is made too low) so that only a new best costs a branch
+    players = s[H_PLAYERS]
+    species = s[H_SPECIES]
     if phase == EAGLE_ASK_PHASE:
-        best_o, best_sp, best_v = -1, 0, 0
-        for o in range(s[H_PLAYERS]):
-            if o == seat:
-                continue
+        best = 0
+        for o in range(players):
             seen = KNOWN + (seat * MAX_PLAYERS + o) * NK + ANIMAL - 1     # seen + sp
-            for sp in range(1, s[H_SPECIES] + 1):
-                v = _want(s, seat, sp) + 1 if s[seen + sp] > 0 else 0
-                if v > best_v:
-                    best_o, best_sp, best_v = o, sp, v
-        if best_o < 0:
+            for sp in range(1, species + 1):
+                v = (_want(s, seat, sp) + 1) * ((s[seen + sp] > 0) & (o != seat))
+                best = max(best, _key(v, o, sp))
+        v, o, sp = _unkey(best)
+        if v == 0:
             return EAGLE_SKIP, 0, 0
-        return EAGLE_ASK, best_o, best_sp
+        return EAGLE_ASK, o, sp
     if phase == MOLE_PHASE:
         seen = KNOWN + (seat * MAX_PLAYERS + s[H_SOURCE]) * NK + ANIMAL - 1
-        best_k, best_v = -1, -1
-        for sp in range(1, s[H_SPECIES] + 1):
-            v = _want(s, seat, sp) if s[seen + sp] > 0 else -1
-            if v > best_v:
-                best_k, best_v = ANIMAL + sp - 1, v
-        if best_k < 0:
+        best = 0
+        for sp in range(1, species + 1):
+            best = max(best, _key((_want(s, seat, sp) + 1) * (s[seen + sp] > 0), 0, sp))
+        v, _, sp = _unkey(best)
+        if v == 0:
             return MOLE_NONE, 0, 0
-        return MOLE_TAKE, best_k, 0
+        return MOLE_TAKE, ANIMAL + sp - 1, 0
     if phase == MAGPIE_PHASE:
-        best_o, best_k, best_v = -1, -1, -1
-        keep_triplets = rules[R_MAGPIE_BREAK] == 0
-        for o in range(s[H_PLAYERS]):
-            if o == seat:
-                continue
-            for sp in range(1, s[H_SPECIES] + 1):
-                k = ANIMAL + sp - 1
+        breaks = rules[R_MAGPIE_BREAK] == 1
+        best = 0
+        for o in range(players):
+            for sp in range(1, species + 1):
+                want = _want(s, seat, sp)
                 group = species_count(s, o, sp)
-                takeable = (s[ZOO + o * NK + k] > 0) & ((group < 3) | (not keep_triplets))
-                v = 2 * _want(s, seat, sp) + group if takeable else -1
-                if v > best_v:
-                    best_o, best_k, best_v = o, k, v
-        if best_o < 0:
+                takeable = (s[ZOO + o * NK + ANIMAL + sp - 1] > 0) & ((group < 3) | breaks) & (o != seat)
+                # group >= 1 for a takeable card, so its value is positive
+                best = max(best, _key((2 * want + group) * takeable, o, sp))
+        v, o, sp = _unkey(best)
+        if v == 0:
             return MAGPIE_NONE, 0, 0
-        return MAGPIE_TAKE, best_o, best_k
+        return MAGPIE_TAKE, o, ANIMAL + sp - 1
     if phase == MOTHER_PHASE:
         if s[H_NPILE] > 0:
             return MOTHER_TAKE, 0, 0
