@@ -100,7 +100,7 @@ def _space_masks(s, rules, deck, space):
 
 
 @njit(cache=True, inline="always")
-def _row_masks(s, rules, deck):
+def row_masks(s, rules, deck):
     """_space_masks of LEFT, CENTRE and RIGHT, one flat 9-tuple."""
     a0, b0, c0 = _space_masks(s, rules, deck, LEFT)
     a1, b1, c1 = _space_masks(s, rules, deck, CENTRE)
@@ -120,7 +120,7 @@ def space_count(f):
 
 @njit(cache=True, inline="always")
 def fit_set(m, k):
-    """The spaces a card of colour mask m may be laid on, given the _row_masks k;
+    """The spaces a card of colour mask m may be laid on, given the row_masks k;
     without branches, which the cards would make unpredictable."""
     return (((m & k[0] != 0) & (m & k[1] != 0) & (m & k[2] != 0))
             + 2 * ((m & k[3] != 0) & (m & k[4] != 0) & (m & k[5] != 0))
@@ -156,14 +156,14 @@ def hand_union(s, deck, seat, k):
     return union
 
 
-# legal_plays, legal_decisions and the random policy are inlined: every call of a
-# compiled function that takes arrays costs atomic reference counting, which perf showed
-# at over 20% of a game; inlining more than these made the cold compile minutes long.
+# legal_plays, legal_decisions and step are inlined into the game loop (play.py), which
+# also hands them raw pointers: calls and reference counting were a third of a game.
+# Inlining the rest (end of turn, end test) made the cold compile minutes long.
 @njit(cache=True, inline="always")
 def legal_plays(s, rules, deck, seat, buf, start):
     """Write seat's legal (PLAY, card, space) rows to buf[start:], sorted by card then
     space, after the empty-space priority (A-H2); return how many."""
-    k = _row_masks(s, rules, deck)
+    k = row_masks(s, rules, deck)
     allowed = open_set(s, rules, hand_union(s, deck, seat, k))
     n = start
     base = HAND + seat * MC
@@ -182,7 +182,7 @@ def legal_plays(s, rules, deck, seat, buf, start):
 @njit(cache=True)
 def can_play(s, rules, deck, seat):
     """Does seat have any legal PLAY?"""
-    union = hand_union(s, deck, seat, _row_masks(s, rules, deck))
+    union = hand_union(s, deck, seat, row_masks(s, rules, deck))
     return union & open_set(s, rules, union) != 0
 
 

@@ -30,8 +30,8 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ...rng import rand_below
-from .engine import (ALL_SPACES, H_LAID, HAND, MC, ROWN, SIZE, _row_masks, closing_decision, empty_set, fit_set,
-                     legal_decisions, open_set, space_count, top_mask)
+from .engine import (ALL_SPACES, H_LAID, HAND, MC, ROWN, SIZE, closing_decision, empty_set, fit_set, legal_decisions,
+                     legal_plays, open_set, row_masks, space_count, top_mask)
 from .model import CENTRE, DRAW, END, FREE, HAND_EMPTIED, LEFT, MAX_PER_TURN, NSPACES, PLAY, RIGHT, STRICT
 from .rules import R_CAPTURE, R_MATCH_COVERED, R_PRIORITY
 
@@ -52,7 +52,7 @@ def random_policy(s, rules, deck, seat, params, rng, buf):
     """Uniform over the legal decisions (model.py), at every decision point: decision
     number rand_below(rng, n) of the sorted list of n. The list is counted, not
     written out: the same decision as legal_decisions(...)[m], in a fraction of the time."""
-    k = _row_masks(s, rules, deck)
+    k = row_masks(s, rules, deck)
     base = HAND + seat * MC
     h = s[SIZE + seat]
     empty = empty_set(s)
@@ -80,15 +80,9 @@ def random_policy(s, rules, deck, seat, params, rng, buf):
             packed &= packed - 1
         at = trailing_zeros(packed)
         return PLAY, s[base + at // NSPACES], at % NSPACES
-    for i in range(h):
-        c = s[base + i]
-        f = fit_set(deck[c], k) & allowed
-        for x in range(NSPACES):
-            if f >> x & 1:
-                if m == 0:
-                    return PLAY, c, x
-                m -= 1
-    return -1, 0, 0     # unreachable: m < n
+    # a hand too big to pack (many forced draws): the plays as legal_plays lists them
+    legal_plays(s, rules, deck, seat, buf, 0)
+    return PLAY, buf[m, 1], buf[m, 2]
 
 
 @njit(cache=True, inline="always")
