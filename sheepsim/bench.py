@@ -1,6 +1,7 @@
 """`sheepsim bench`: one table of every game's speed, also as JSON for tracking.
 
-Per game (its GameSpec's bench_players, bench_policy and bench_workload):
+Per game (its GameSpec's bench_players, bench_policy and bench_workload), then one more
+row per entry of its bench_more (another policy, same players; kernel columns only):
 
 * games/s at 1 and at N threads (default 2): the game's chunk kernel in this process,
   after a warm-up, on the same games (seed 1, games 0 .. n-1) at every thread count
@@ -137,34 +138,39 @@ def _reference(game, rules, n_games: int | None) -> dict[str, Any]:
     return {"games": n, "repeats": REFERENCE_REPEATS, **_summary(n, [run(n) for _ in range(REFERENCE_REPEATS)])}
 
 
-def workload(game, players: int | None = None):
-    """(players, rules, seat specs) the game is benchmarked with; SheepsimError if bad."""
+def workload(game, players: int | None = None, policy: str | None = None):
+    """(players, rules, seat specs) the game is benchmarked with (every seat `policy`, by
+    default its bench_policy); SheepsimError if bad."""
     from .policies import seat_specs
     players = players or game.bench_players or game.players[0]
     rules = game.make_rules(players, {})
-    return players, rules, seat_specs(game.name, [game.bench_policy], players)
+    return players, rules, seat_specs(game.name, [policy or game.bench_policy], players)
 
 
 def bench_game(game, players: int | None = None, n_games: int | None = None, reference_games: int | None = None,
-               threads: int = 2, startup: bool = True) -> dict[str, Any]:
-    """One row of the table (a JSON-able dict)."""
-    players, rules, specs = workload(game, players)
+               threads: int = 2, startup: bool = True, more: tuple[str, str] | None = None) -> dict[str, Any]:
+    """One row of the table (a JSON-able dict). `more`: one of the game's bench_more
+    (policy, workload) instead of its bench_policy; the reference engines play only the
+    bench_policy and start-up does not depend on the policy, so that row has the kernel only."""
+    policy, text = more or (game.bench_policy, game.bench_workload)
+    players, rules, specs = workload(game, players, policy)
     cold = warm = None
-    if startup:
+    if startup and more is None:
         with tempfile.TemporaryDirectory() as empty:
             cold = start_seconds(game.name, players, empty)
         start_seconds(game.name, players, None)          # make sure the package cache is filled
         warm = start_seconds(game.name, players, None)
     kernel = _kernel(game, rules, specs, n_games, threads)
-    ref = _reference(game, rules, reference_games)
+    ref = None if more else _reference(game, rules, reference_games)
+    ref_speed = ref["games_per_s"] if ref else None
     one, many = kernel["threads"][1]["games_per_s"], kernel["threads"][threads]["games_per_s"]
-    return {"game": game.name, "title": game.title, "players": players, "policy": game.bench_policy,
-            "workload": game.bench_workload, "kernel": kernel,
+    return {"game": game.name, "title": game.title, "players": players, "policy": policy, "more": more is not None,
+            "workload": text, "kernel": kernel,
             "games_per_s_1t": one, "games_per_s_nt": many, "threads": threads,
             "speed_up": many / one, "efficiency": many / one / threads,
             "cpu_per_wall_nt": kernel["threads"][threads]["cpu_per_wall"],
-            "reference": ref, "reference_games_per_s": ref["games_per_s"], "ratio": one / ref["games_per_s"],
-            "ratio_nt": many / ref["games_per_s"],
+            "reference": ref, "reference_games_per_s": ref_speed, "ratio": one / ref_speed if ref else None,
+            "ratio_nt": many / ref_speed if ref else None,
             "cold_start_s": cold, "warm_start_s": warm}
 
 
@@ -208,11 +214,15 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
     """Benchmark `games` (GameSpecs) one after the other; the report as JSON-able data."""
     threads = threads_for(threads)
     for game in games:                          # bad input fails before any measuring
-        workload(game, players)
+        for policy in [None] + [p for p, _ in game.bench_more]:
+            workload(game, players, policy)
     report: dict[str, Any] = {"machine": machine(), "threads": threads, "rows": []}
     for game in games:
         log(f"bench: {game.name}...")
         report["rows"].append(bench_game(game, players, n_games, reference_games, threads, startup))
+        for more in game.bench_more:
+            log(f"bench: {game.name} {more[0]}...")
+            report["rows"].append(bench_game(game, players, n_games, reference_games, threads, startup, more))
     report["load_average_end"] = list(os.getloadavg())
     report["machine"]["threading_layer"] = _threading_layer()
     return report
@@ -230,15 +240,24 @@ def _fmt_s(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
+def _fmt(x: float | None, spec: str, unit: str = "") -> str:
+    return "-" if x is None else format(x, spec) + unit
+
+
+def _label(row: dict[str, Any]) -> str:
+    """The game, with the policy for a bench_more row (a game can have two rows)."""
+    return f"{row['game']} {row['policy']}" if row.get("more") else row["game"]
+
+
 def table(report: dict[str, Any]) -> str:
     """The report as one text table, with the conditions it was measured in."""
     n = report["threads"]
     m = report["machine"]
-    head = ["game", "players", "games/s 1t", f"games/s {n}t", "speed-up", "effic.", "cpu/wall",
+    head = ["game", "players", "policy", "games/s 1t", f"games/s {n}t", "speed-up", "effic.", "cpu/wall",
             "ref games/s", "ratio 1t", f"ratio {n}t", "cold s", "warm s"]
-    rows = [[r["game"], str(r["players"]), f"{r['games_per_s_1t']:,.0f}", f"{r['games_per_s_nt']:,.0f}",
+    rows = [[r["game"], str(r["players"]), r["policy"], f"{r['games_per_s_1t']:,.0f}", f"{r['games_per_s_nt']:,.0f}",
              f"{r['speed_up']:.2f}x", f"{r['efficiency']:.0%}", f"{r['cpu_per_wall_nt']:.2f}",
-             f"{r['reference_games_per_s']:,.1f}", f"{r['ratio']:,.0f}x", f"{r['ratio_nt']:,.0f}x",
+             _fmt(r["reference_games_per_s"], ",.1f"), _fmt(r["ratio"], ",.0f", "x"), _fmt(r["ratio_nt"], ",.0f", "x"),
              _fmt_s(r["cold_start_s"]), _fmt_s(r["warm_start_s"])] for r in report["rows"]]
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
@@ -251,10 +270,11 @@ def table(report: dict[str, Any]) -> str:
     out.append("")
     out += [f"{r['game']}: {r['players']} players, every seat {r['policy']}: {r['workload']}; "
             f"{r['kernel']['games']:,} games per run, best of {r['kernel']['repeats']} per thread count; "
-            f"reference {r['reference']['games']:,} games, best of {r['reference']['repeats']}" for r in report["rows"]]
-    slow = [r["game"] for r in report["rows"] if n == 2 and r["speed_up"] < SPEED_UP_TARGET]
+            + (f"reference {r['reference']['games']:,} games, best of {r['reference']['repeats']}" if r["reference"]
+               else "kernel only (reference and start-up: the game's first row)") for r in report["rows"]]
+    slow = [_label(r) for r in report["rows"] if n == 2 and r["speed_up"] < SPEED_UP_TARGET]
     if slow:
-        low = [r["game"] for r in report["rows"] if r["game"] in slow and r["cpu_per_wall_nt"] < 0.9 * n]
+        low = [_label(r) for r in report["rows"] if _label(r) in slow and r["cpu_per_wall_nt"] < 0.9 * n]
         out.append(f"below the {SPEED_UP_TARGET}x target at 2 threads: {', '.join(slow)}"
                    + (f" (cpu/wall under {0.9 * n:.1f}, so other processes took CPU: {', '.join(low)})" if low else ""))
     out.append(f"ratio = kernel at 1 (or {n}) threads / reference (the issues' speed-up targets are at {n} threads); cpu/wall near the thread count means the threads had the "

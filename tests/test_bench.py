@@ -13,9 +13,9 @@ from conftest import assert_bad, run_cli
 from sheepsim import bench as B
 from sheepsim.games import all_games
 
-COLUMNS = ["game", "players", "games/s 1t", "games/s 2t", "speed-up", "effic.", "cpu/wall", "ref games/s",
+COLUMNS = ["game", "players", "policy", "games/s 1t", "games/s 2t", "speed-up", "effic.", "cpu/wall", "ref games/s",
            "ratio 1t", "ratio 2t", "cold s", "warm s"]
-ROW_KEYS = {"game", "players", "policy", "workload", "games_per_s_1t", "games_per_s_nt", "threads", "speed_up",
+ROW_KEYS = {"game", "players", "policy", "more", "workload", "games_per_s_1t", "games_per_s_nt", "threads", "speed_up",
             "efficiency", "cpu_per_wall_nt", "reference_games_per_s", "ratio", "ratio_nt", "cold_start_s",
             "warm_start_s"}
 
@@ -45,19 +45,28 @@ def test_every_game_in_one_table_and_json(tmp_path, fake_startup):
         row = next(line for line in lines if line.startswith(name + " "))
         cells = row.split()
         assert len(cells) == len(COLUMNS), row
-        assert cells[1] == str(game.bench_players or game.players[0])
+        assert cells[1] == str(game.bench_players or game.players[0]) and cells[2] == game.bench_policy
         assert cells[-2:] == ["7.50", "1.25"]                     # cold, warm
         assert f"every seat {game.bench_policy}" in result.output
+        for policy, _ in game.bench_more:                         # e.g. Battle Sheep greedy: kernel only
+            cells = next(line for line in lines if line.startswith(f"{name} ") and f" {policy} " in line).split()
+            assert len(cells) == len(COLUMNS) and cells[-5:] == ["-"] * 5, cells
+    assert any(g.bench_more for g in games.values())
     data = json.loads(path.read_text())
-    assert [r["game"] for r in data["rows"]] == list(games)
+    assert [(r["game"], r["policy"]) for r in data["rows"]] == [
+        (name, policy) for name, g in games.items() for policy in [g.bench_policy] + [p for p, _ in g.bench_more]]
     assert data["threads"] == 2
     for row in data["rows"]:
         assert ROW_KEYS <= set(row)
-        assert row["kernel"]["games"] == 64 and row["reference"]["games"] == 1
+        assert row["kernel"]["games"] == 64
         assert set(row["kernel"]["threads"]) == {"1", "2"}
-        assert row["games_per_s_1t"] > 0 and row["games_per_s_nt"] > 0 and row["reference_games_per_s"] > 0
+        assert row["games_per_s_1t"] > 0 and row["games_per_s_nt"] > 0
         assert row["efficiency"] == pytest.approx(row["speed_up"] / 2)
-        assert (row["cold_start_s"], row["warm_start_s"]) == (7.5, 1.25)
+        if row["more"]:
+            assert row["reference"] is None and row["ratio"] is None and row["cold_start_s"] is None
+        else:
+            assert row["reference"]["games"] == 1 and row["reference_games_per_s"] > 0
+            assert (row["cold_start_s"], row["warm_start_s"]) == (7.5, 1.25)
     machine = data["machine"]
     for key in ("date", "cpu_count", "cpus_usable", "numba_threads", "threading_layer", "load_average"):
         assert key in machine

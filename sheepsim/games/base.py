@@ -42,6 +42,9 @@ class GameSpec:
     bench_players: int | None = None
     bench_policy: str = "random"
     bench_workload: str = "uniform random policy, complete games"
+    # further rows of `sheepsim bench`, (policy SPEC, workload) each, with the same
+    # players: kernel speed only (the reference and start-up columns are the first row's)
+    bench_more: tuple[tuple[str, str], ...] = ()
     # games with a position format (Battle Sheep) also give:
     # (position dict, option overrides) -> rules implied by a position file
     rules_for_position: Callable[[dict, dict[str, Any]], Rules] | None = None

@@ -157,4 +157,5 @@ GAME = GameSpec(
     rules_for_position=POS.rules_for, play_chunk=play_chunk, frame=frame, trace=trace, legal=legal,
     reference_bench=reference_bench,
     bench_workload="uniform random policy, complete games (building, placement, moves)",
+    bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
 )
