@@ -187,25 +187,32 @@ def _best_tile(s, rng):
             grid[cell + DQ[d] * h + DR[d]] += nbr(s, i, d) < 0     # branch-free: edges are irregular
     best = -1e18
     ties = 0
+    need = 1            # legal (a contact) and not below the best: else _keep neither takes nor draws
     pick_o = pick_q = pick_r = 0
+    rows = r_hi - r_lo + 5
     for o in range(3):
         c0 = TILE_SHAPES[o, 0, 0] * h + TILE_SHAPES[o, 0, 1]
         c1 = TILE_SHAPES[o, 1, 0] * h + TILE_SHAPES[o, 1, 1]
         c2 = TILE_SHAPES[o, 2, 0] * h + TILE_SHAPES[o, 2, 1]
         c3 = TILE_SHAPES[o, 3, 0] * h + TILE_SHAPES[o, 3, 1]
-        # anchors: a missing neighbour (1 beyond the box) minus a cell offset
+        # anchors: a missing neighbour (1 beyond the box) minus a cell offset, so
+        # q in q_lo - 3 .. q_hi + 1 and r in r_lo - 2 .. r_hi + 2
         for q in range(q_lo - 3, q_hi + 2):
-            row = (q - q0) * h - r0
-            for r in range(r_lo - 2, r_hi + 3):
-                a = row + r
-                contacts = grid[a + c0] + grid[a + c1] + grid[a + c2] + grid[a + c3]
-                # below the best, _keep would neither take nor draw
-                if contacts > 0 and contacts >= best:
+            a = (q - q0) * h + 1                  # the anchor at r = r_lo - 2
+            # one view per cell: indexed by the loop counter, with no negative-index check
+            g0 = grid[a + c0:a + c0 + rows]
+            g1 = grid[a + c1:a + c1 + rows]
+            g2 = grid[a + c2:a + c2 + rows]
+            g3 = grid[a + c3:a + c3 + rows]
+            for y in range(rows):
+                contacts = g0[y] + g1[y] + g2[y] + g3[y]
+                if contacts >= need:
                     take, best, ties = _keep(float(contacts), best, ties, rng)
+                    need = contacts
                     if take:
                         pick_o = o
                         pick_q = q
-                        pick_r = r
+                        pick_r = r_lo - 2 + y
     return KIND_TILE, pick_o, pick_q, pick_r
 
 
