@@ -12,8 +12,9 @@ direct calls (fast, and found in numba's disk cache by every new process).
 
 `greedy` is defined by `greedy_reference` (list the legal actions, score each one on
 the board, keep the best); `greedy` makes the same decisions, with the same random
-draws, about 10x faster: it scores candidates from what they change and never lists
-them (tests/test_battlesheep_greedy.py compares the two at every decision).
+draws, several times faster (whole games: ~6.5x at 2 players, ~9x at 4): it scores
+candidates from what they change and never lists them. tests/test_battlesheep_greedy.py
+compares the two at every decision.
 """
 
 import numpy as np
