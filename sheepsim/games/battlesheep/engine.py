@@ -35,13 +35,17 @@ Actions are four int32 [KIND, a, b, c]:
 
 Phases: PH_BUILD -> PH_PLACE -> PH_MOVE -> PH_OVER. Seat 0 acts first in every phase
 (Part A). Kernels trust their inputs: `game.py` validates before calling them.
+
+The contract's hooks (games/driver.py) are at the end. Battle Sheep has no luck but
+option board=random, where the rules build the pasture (`nature`, from stream 0).
 """
 
 import numpy as np
 from numba import njit
 
 from ...rng import rand_below
-from .rules import (NO_MOVE_LOSES, NO_MOVE_SKIP, PLACE_REVERSE,
+from ..driver import NATURE
+from .rules import (BOARD_RANDOM, R_BOARD, NO_MOVE_LOSES, NO_MOVE_SKIP, PLACE_REVERSE,
                     R_FINAL_TIE, R_NO_MOVE, R_PLACEMENT, R_PLAYERS, R_STACK, R_START_ZONE,
                     R_TILES, START_ANY, TIE_SECOND_HERD)
 
@@ -327,7 +331,7 @@ def _pass_turn(s, rules, seat):
 
 
 @njit(cache=True)
-def step(s, rules, kind, a, b, c):
+def apply(s, rules, kind, a, b, c):
     """Apply one legal action in place (see the action encoding above)."""
     p = s[H_PLAYERS]
     s[H_PLIES] += 1
@@ -588,3 +592,47 @@ def random_move(s, rng):
                 return i, d, pick + 1
             pick -= s[HEIGHT + i] - 1
     return -1, -1, -1
+
+
+# --- the engine contract (games/driver.py) ------------------------------------------
+
+ACTION_SIZE = 4
+
+
+@njit(cache=True)
+def start(s, rules, aux, rng):
+    """The game starts from the state in `aux` (game.initial_state: an empty or preset
+    pasture, or a position file)."""
+    for k in range(STATE_SIZE):     # an explicit loop vectorises; s[:] = aux did not
+        s[k] = aux[k]
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    if s[H_PHASE] == PH_OVER:
+        return -1
+    if s[H_PHASE] == PH_BUILD and rules[R_BOARD] == BOARD_RANDOM:
+        return NATURE
+    return s[H_TO_MOVE]
+
+
+@njit(cache=True, inline="always")
+def legal(s, rules, aux, buf):
+    return legal_actions(s, rules, buf)
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """Option board=random: a uniform legal build, independent of the policies."""
+    o, q, r = random_tile(s, rng)
+    return KIND_TILE, o, q, r
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    return -1
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, aux, action, outcome):
+    apply(s, rules, action[0], action[1], action[2], action[3])

@@ -21,9 +21,10 @@ yields, the Magpie's place in the pile) from the mover's stream, and `step` appl
 decision with a given outcome. Kernels trust their inputs.
 
 Kernels index `s` only with non-negative integers, so they take either the array or
-its data pointer (play.py passes the pointer, which numba indexes without the
-negative-index wraparound it adds to every array access). Hot loops compute
+its data pointer (the driver passes the pointer, games/fast.py). Hot loops compute
 candidates without data-dependent branches, which random cards would mispredict.
+
+The contract's hooks (games/driver.py) are at the end; an action is (code, a, b).
 """
 
 import numpy as np
@@ -417,7 +418,7 @@ def sample_chance(s, rules, code, a, b, rng):
 
 
 @njit(cache=True, inline="always")
-def step(s, rules, code, a, b, chance):
+def apply(s, rules, code, a, b, chance):
     """Apply a legal decision (model.py codes) with its chance outcome."""
     s[H_DECISIONS] += 1
     active = s[H_ACTIVE]
@@ -601,7 +602,7 @@ def legal_decisions(s, rules, buf):
 
 
 @njit(cache=True)
-def outcome(s, row):
+def outcome(s, rules, row):
     """Outcome row (O_* columns) of a finished game."""
     p = s[H_PLAYERS]
     w = s[H_WINNER]
@@ -614,3 +615,40 @@ def outcome(s, row):
     for q in range(MAX_PLAYERS):
         row[O_TRIPLETS + q] = triplets(s, q) if q < p else 0
         row[O_ZOO + q] = zoo_cards(s, q) if q < p else 0
+
+
+# --- the engine contract (games/driver.py) ------------------------------------------
+
+ACTION_SIZE = 3
+
+
+@njit(cache=True)
+def start(s, rules, aux, rng):
+    """Every game is dealt (`aux` is unused)."""
+    deal(s, rules, rng)
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    return -1 if s[H_PHASE] == OVER else s[H_ACTOR]
+
+
+@njit(cache=True, inline="always")
+def legal(s, rules, aux, buf):
+    return legal_decisions(s, rules, buf)
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """The rules make no decision of their own (never called)."""
+    return STOP, 0, 0
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    return sample_chance(s, rules, action[0], action[1], action[2], rng)
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, aux, action, outcome):
+    apply(s, rules, action[0], action[1], action[2], outcome)
