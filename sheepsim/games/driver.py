@@ -244,20 +244,28 @@ def replay(start, actor, legal, nature, chance, step, outcome, choose, user, las
                      legal_buf, g, row, log, fault)
 
 
+_USER_KERNELS = """
+def play_games_user(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults):
+    play_chunk(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
+               H_GAME, rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults)
+
+
+def replay_user(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
+    return replay(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
+                  H_GAME, rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)
+"""
+
+
 def user_kernels(play, user):
     """(chunk kernel, replay kernel) of `play`'s game with the user-policy dispatcher
-    `user`, with the same arguments as play.play_games and play.replay. Closures are not
-    found in numba's disk cache: they compile once per process."""
-    start, actor, legal, nature, chance, step, outcome, choose = play.HOOKS
-    game, view, last = play.GAME, play.VIEW, play.LAST_BUILTIN
+    `user`, with the same arguments as play.play_games and play.replay. They compile
+    once per process (numba's disk cache does not find generated functions).
 
-    @njit(parallel=True)
-    def play_games_user(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults):
-        play_chunk(start, actor, legal, nature, chance, step, outcome, choose, user, last, view, game,
-                   rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults)
-
-    @njit
-    def replay_user(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-        return replay(start, actor, legal, nature, chance, step, outcome, choose, user, last, view, game,
-                      rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)
-    return play_games_user, replay_user
+    The hooks are globals of generated source, not closure variables: numba's inliner
+    confused the free variables of a closure with the inlined driver's own names."""
+    names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_CHOOSE")
+    namespace = dict(zip(names, play.HOOKS))
+    namespace.update(H_USER=user, H_LAST=play.LAST_BUILTIN, H_VIEW=play.VIEW, H_GAME=play.GAME,
+                     play_chunk=play_chunk, replay=replay, __name__=__name__)
+    exec(compile(_USER_KERNELS, f"<sheepsim user-policy kernels of {play.__name__}>", "exec"), namespace)
+    return njit(parallel=True)(namespace["play_games_user"]), njit(namespace["replay_user"])

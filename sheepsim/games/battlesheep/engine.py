@@ -636,3 +636,21 @@ def chance(s, rules, aux, action, rng):
 @njit(cache=True, inline="always")
 def step(s, rules, aux, action, outcome):
     apply(s, rules, action[0], action[1], action[2], action[3])
+
+
+@njit(cache=True)
+def progress(s, rules, out):
+    """Each seat's standing on the game's own scale: the pastures its sheep occupy
+    (the score, once the game is over), into out[seat] (float64)."""
+    for q in range(s[H_PLAYERS]):
+        out[q] = s[H_NSTACKS + q]
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """Every sheep of every seat, wherever it is: on the pasture, or in the starting
+    stack not yet placed. The conformance suite checks that it never changes."""
+    n = int(s[H_NHEX])
+    owners, heights = s[OWNER:OWNER + n], s[HEIGHT:HEIGHT + n]
+    p = int(s[H_PLAYERS])
+    return np.array([int(heights[owners == q].sum()) + (int(rules[R_STACK]) if s[H_NSTACKS + q] == 0 else 0)
+                     for q in range(p)])

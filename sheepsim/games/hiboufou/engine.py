@@ -432,6 +432,15 @@ def outcome(s, rules, row):
         row[O_CAPTURES + q] = s[NCAPT + q]
 
 
+def census(s, rules, aux) -> np.ndarray:
+    """How often each card id lies somewhere (hands, piles, the draw pile, captured
+    cards): all ones while every card is in exactly one place. The conformance suite
+    checks that it never changes."""
+    d = to_dict(s)
+    cards = [c for part in ("hands", "row", "captured") for group in d[part] for c in group] + d["pile"]
+    return np.bincount(np.array(cards, dtype=np.int64), minlength=int(s[H_NCARDS]))
+
+
 # --- the rest of the engine contract (games/driver.py) --------------------------------
 
 ACTION_SIZE = 3

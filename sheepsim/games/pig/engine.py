@@ -162,3 +162,15 @@ def outcome(s, rules, row):
     row[O_CAPPED] = 1 if winner < 0 else 0
     row[O_TURNS] = s[S_TURNS]
     row[O_ROLLS] = s[S_ROLLS]
+
+
+@njit(cache=True)
+def progress(s, rules, out):
+    """Each seat's standing: its banked score, into out[seat] (float64)."""
+    for q in range(MAX_PLAYERS):
+        out[q] = s[S_SCORE + q]
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """Pig moves nothing between places: nothing to conserve."""
+    return np.zeros(0, dtype=np.int64)
