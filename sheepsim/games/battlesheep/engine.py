@@ -54,6 +54,16 @@ MAX_PLAYERS = 4
 MAX_TILES = 24
 MAX_HEX = 4 * MAX_TILES
 MAX_ACTIONS = 8192          # > 12 candidate tiles per open edge of a 96-hex pasture
+# Hex coordinates a position may use (position.py rejects others). Candidate tiles
+# are sorted as int64 keys packing (orientation, q, r) in TILE_KEY_BITS bits each, q
+# and r offset by half the span. From a position inside +-MAX_COORD, building adds at
+# most MAX_TILES tiles, each reaching at most 3 hexes further out, and a candidate
+# tile 3 more: all inside the packed span, and int32 sums of coordinates cannot overflow.
+MAX_COORD = 1_000_000
+TILE_KEY_BITS = 21
+TILE_KEY_SPAN = 1 << TILE_KEY_BITS
+TILE_KEY_OFFSET = TILE_KEY_SPAN // 2
+assert MAX_COORD + 3 * (MAX_TILES + 1) < TILE_KEY_OFFSET
 
 # header: players, phase, seat to act (-1 when over), hexes, tiles placed, stacks
 # placed, sheep moves made, actions taken, seat that lost (no_move=player_loses) or
@@ -361,7 +371,8 @@ def apply(s, rules, kind, a, b, c):
 
 @njit(cache=True)
 def _tile_candidates(s):
-    """Sorted distinct keys (orientation, q, r) of tiles touching the pasture."""
+    """Sorted distinct keys (orientation, q, r) of tiles touching the pasture
+    (packed as described at MAX_COORD, so sorting them sorts by orientation, q, r)."""
     n = s[H_NHEX]
     keys = np.empty(n * 6 * 12, dtype=np.int64)
     m = 0
@@ -375,7 +386,7 @@ def _tile_candidates(s):
                 for c in range(4):
                     tq = pq - TILE_SHAPES[o, c, 0]
                     tr = pr - TILE_SHAPES[o, c, 1]
-                    keys[m] = (o * 1024 + tq + 512) * 1024 + tr + 512
+                    keys[m] = (o * TILE_KEY_SPAN + tq + TILE_KEY_OFFSET) * TILE_KEY_SPAN + tr + TILE_KEY_OFFSET
                     m += 1
     return np.unique(keys[:m])
 
@@ -400,9 +411,9 @@ def legal_actions(s, rules, buf):
             return m
         keys = _tile_candidates(s)
         for key in keys:
-            o = key // (1024 * 1024)
-            tq = (key // 1024) % 1024 - 512
-            tr = key % 1024 - 512
+            o = key // (TILE_KEY_SPAN * TILE_KEY_SPAN)
+            tq = (key // TILE_KEY_SPAN) % TILE_KEY_SPAN - TILE_KEY_OFFSET
+            tr = key % TILE_KEY_SPAN - TILE_KEY_OFFSET
             if tile_contacts(s, o, tq, tr) > 0:
                 buf[m, 0] = KIND_TILE
                 buf[m, 1] = o
