@@ -468,6 +468,82 @@ def step(s, rules, deck, action, outcome):
     apply(s, rules, deck, action[0], action[1], action[2])
 
 
+
+# --- hidden information and standing: determinize, progress (DESIGN sections 2 and 9) --
+#
+# What seat o may know (policies.py): its own hand, every face in the row, the
+# captured lists (each card was face up in the row), hand sizes, captured counts, the
+# draw pile's size and the header. Hidden from o: the other hands and the draw pile's
+# content and order. The state keeps no history, so nothing else constrains them.
+
+@njit(cache=True)
+def determinize(s, rules, deck, seat, rng):
+    """Re-deal in place everything `seat` cannot see (above), drawing only from `rng`
+    (uint64[4]). `s` is the state array or its pointer; `deck` the card masks.
+
+    The unseen cards (every card id not in the seat's hand, the row or a captured
+    list) are shuffled as one pool (Fisher-Yates, rand_below) and dealt back: every
+    other seat gets as many as it held, sorted as hands are kept, then the draw pile
+    PILE[H_PTOP:H_PEND] in the shuffled order. Card ids are distinct, so every
+    allocation (the other hands, the pile's order) is equally likely. Kept: the seat's
+    hand, the row, the captured lists, every size and the header.
+
+    The result depends only on what the seat knows and on `rng`: the pool is listed
+    in card-id order before the shuffle. No allocation: the first other seat's HAND
+    region (MC slots, re-dealt anyway) marks the unseen ids, and the pool is built in
+    the slots past the seat's own hand (the pool is at most every card but the seat's
+    hand and the row or captured cards, of which there is always one, so it fits).
+    Slots past a size, and PILE below H_PTOP, are not part of the state and are left
+    stale.
+    """
+    p = s[H_PLAYERS]
+    n = s[H_NCARDS]
+    q0 = 1 if seat == 0 else 0
+    unseen = HAND + q0 * MC                 # unseen[c] = 1: card c is in the pool
+    for c in range(n):
+        s[unseen + c] = 1
+    own = HAND + seat * MC
+    h = s[SIZE + seat]
+    for i in range(h):
+        s[unseen + s[own + i]] = 0
+    for x in range(NSPACES):
+        for i in range(s[ROWN + x]):
+            s[unseen + s[ROW + x * MC + i]] = 0
+    for q in range(p):
+        for i in range(s[NCAPT + q]):
+            s[unseen + s[CAPT + q * MC + i]] = 0
+    # the pool in id order, past the seat's hand; a slot is written before it is
+    # known to be kept (no branch on the cards), and never past the pool's size + 1
+    pool = own + h
+    m = 0
+    for c in range(n):
+        s[pool + m] = c
+        m += s[unseen + c]
+    for i in range(m - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        s[pool + i], s[pool + j] = s[pool + j], s[pool + i]
+    at = pool
+    for q in range(p):
+        if q != seat:
+            k = s[SIZE + q]
+            s[SIZE + q] = 0
+            for _ in range(k):
+                _insert(s, q, s[at])
+                at += 1
+    for i in range(s[H_PTOP], s[H_PEND]):
+        s[PILE + i] = s[at]
+        at += 1
+
+
+@njit(cache=True, inline="always")
+def progress(s, rules, out):
+    """Each seat's standing: out[q] = its captured cards, the score the rules count
+    (float64[MAX_PLAYERS]; 0 for seats past the player count)."""
+    p = s[H_PLAYERS]
+    for q in range(MAX_PLAYERS):
+        out[q] = s[NCAPT + q] if q < p else 0.0
+
+
 def to_dict(s: np.ndarray) -> dict:
     """The state as reference.to_dict data (tests, trace)."""
     p = int(s[H_PLAYERS])
