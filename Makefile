@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SCALE ?= 1
 ANALYSES := $(wildcard analyses/*.toml)
 
-.PHONY: all reports test bench clean clean-cache
+.PHONY: all reports test test-checked bench clean clean-cache
 
 all: reports
 
@@ -23,6 +23,12 @@ reports: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
+
+# The conformance suite and the golden results once more with every speed trick off
+# and numba's bounds checks on (sheepsim/games/fast.py): an index out of range is then
+# an error, not a silent read. .ci/run runs it after `make test`.
+test-checked: $(STAMP)
+	SHEEPSIM_CHECKED=1 NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest tests/test_conformance.py tests/test_golden.py
 
 # Every game's speed in one table, also as JSON (3-5 minutes, most of it cold compiles).
 bench: $(STAMP)

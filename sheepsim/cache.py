@@ -48,11 +48,18 @@ def _numba_build() -> bytes:
         return b""
 
 
+# settings that change compiled code without changing a source file: the checked mode
+# of games/fast.py and numba's bounds checking
+MODES = ("SHEEPSIM_CHECKED", "NUMBA_BOUNDSCHECK")
+
+
 def key(package: Path = PACKAGE) -> str:
-    """Hash of every .py file under `package` (path relative to it, and contents) and of
-    the numba build. Relative paths: two checkouts of the same sources share a key
-    (numba separates their files by absolute path inside the folder)."""
+    """Hash of every .py file under `package` (path relative to it, and contents), of
+    the numba build and of the MODES settings. Relative paths: two checkouts of the
+    same sources share a key (numba separates their files by absolute path inside the
+    folder)."""
     h = hashlib.sha256(_numba_build())
+    h.update(repr([os.environ.get(m, "") for m in MODES]).encode())
     files = []
     # os.walk and plain strings: a pathlib walk takes twice the time of the hashing
     for dirpath, dirnames, names in os.walk(package):

@@ -139,7 +139,7 @@ def ref_legal(game) -> set:
 def kernel_play(s, ra, move: dict) -> None:
     """Apply a JSON move to kernel state s in place (SheepsimError if illegal)."""
     kind, a, b, c = POS.json_to_action(s, ra, move)
-    E.step(s, ra, kind, a, b, c)
+    E.apply(s, ra, kind, a, b, c)
 
 
 def mv(src, dst, n) -> dict:

@@ -2,7 +2,7 @@
 
 Each test builds a position (ASCII board -> Part A JSON -> position.to_state), asks
 the kernel for its legal moves (position.legal_json), applies moves through
-position.json_to_action + engine.step and reads the result with engine.outcome.
+position.json_to_action + engine.apply and reads the result with engine.outcome.
 The drawing convention is in tests/conftest.py (q grows to the right, r downward,
 each row shifted half a hex right of the one above; digits are stacks of that seat).
 Rule references: RULES-DOSSIER Part A "Battle Sheep" and Part B 4 / 5.4.
@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from sheepsim.errors import SheepsimError
+from sheepsim.games import driver
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import play as PL
 from sheepsim.games.battlesheep import policies as POL
@@ -494,16 +495,24 @@ def test_herds_connect_only_through_shared_edges_of_own_hexes():
 
 
 def _board_after_play(board, slot_ids, seed, game):
+    """(pasture tiles at the end, the first 8 log rows) of one game of the runner's loop."""
     rules = RU.make(2, {"board": board})
     ra = RU.to_array(rules)
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
+    init = initial_state(rules)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    log = np.zeros((PL.MAX_PLIES, 4), dtype=np.int32)
+    log = np.zeros((160, E.ACTION_SIZE + 2), dtype=np.int32)
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
     slots = np.array([0, 1, 0, 0], dtype=np.int64)
     params = np.array([[0.0, 1.0], [0.0, 1.0]])
-    PL.play_game(POL.choose, ra, initial_state(rules), np.array(slot_ids, dtype=np.int64), params, slots,
-                 streams(seed, game, PL.N_STREAMS), s, buf, row, log)
+    n = PL.replay(ra, init, np.array(slot_ids, dtype=np.int64), params, slots, streams(seed, game, PL.GAME[5]),
+                  game, row, log, fault)
+    assert not fault.any() and 0 < n <= len(log)
+    s = init.copy()
+    for action in log[:n, 1:1 + E.ACTION_SIZE]:
+        E.apply(s, ra, *(int(x) for x in action))
+    assert int(s[E.H_PHASE]) == E.PH_OVER
+    if board == "random":
+        assert (log[:8, 0] == driver.NATURE).all()      # the rules, not a seat, build
     return POS.from_state(s)["tiles"], log[:8].copy()
 
 
@@ -662,10 +671,11 @@ def test_far_positions_build_like_the_origin(q0, r0):
     # greedy builds the whole pasture out there, every tile touching it
     buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
     rng = streams(7, 0, 1)[0]
+    aux = s.copy()          # the start state; policies ignore it
     while phase_of(s) == "build":
-        kind, o, q, r = POL.greedy(s, ra, int(s[E.H_TO_MOVE]), np.array([0.0, 1.0]), rng, buf)
+        kind, o, q, r = POL.greedy(s, ra, aux, int(s[E.H_TO_MOVE]), np.array([0.0, 1.0]), rng, buf)
         assert kind == E.KIND_TILE and E.tile_contacts(s, o, q, r) > 0
-        E.step(s, ra, kind, o, q, r)
+        E.apply(s, ra, kind, o, q, r)
     assert int(s[E.H_NHEX]) == 32 and phase_of(s) == "place"
 
 

@@ -282,7 +282,7 @@ from sheepsim.games.battlesheep import engine as E
 
 @register_policy("battlesheep", "last-legal", doc="always the last legal action")
 @njit
-def last_legal(s, rules, seat, params, rng, buf):
+def last_legal(s, rules, aux, seat, params, rng, buf):
     n = E.legal_actions(s, rules, buf)
     return buf[n - 1, 0], buf[n - 1, 1], buf[n - 1, 2], buf[n - 1, 3]
 '''

@@ -40,9 +40,9 @@ def base_policy(name: str) -> str:
     return policies_for(name)[0].name
 
 
-def _setup(name, players):
+def _setup(name, players, options=None):
     game = get_game(name)
-    rules = game.make_rules(players, {})
+    rules = game.make_rules(players, options or {})
     return game, rules, game.to_array(rules), game.initial_state(rules, None)
 
 
@@ -98,6 +98,12 @@ def test_hooks_played_in_python_give_the_kernel_rows_and_keep_the_census(name, p
 
         s, row, decisions = step_game(name, players, SEED, g, on_state=check)
         assert np.array_equal(E.census(s, arr, aux), start["census"])
+        # progress ranks the seats on the game's own scale: a winner is never behind
+        standing = np.zeros(PL.GAME[7])
+        E.progress(s, arr, standing)
+        winner = int(rows[g][E.O_WINNER])
+        if winner >= 0:
+            assert standing[winner] == standing[:players].max(), f"game {g}: winner {winner} behind, {standing}"
         assert np.array_equal(row, rows[g]), f"game {g}: stepped through the hooks {row} != kernel {rows[g]}"
         log, replayed, _, _ = game_replay(name, players, g)
         assert len(log) == decisions
@@ -133,11 +139,24 @@ def test_outcome_rows_respect_their_bounds(name, players):
     assert df["winner"].nunique() >= 2, "random play is stuck on one result"
 
 
-@pytest.mark.parametrize("name,players", CASES)
-def test_same_seed_same_rows_for_any_thread_count_chunk_size_and_replay(name, players):
+# besides every game's defaults: options and mixed policies that take other paths
+VARIANTS = [("battlesheep", 2, {"board": "random"}, ["greedy", "random"]),
+            ("battlesheep", 3, {"board": "preset:parallelogram-3p"}, ["random", "greedy:epsilon=0.3"]),
+            ("blacksheep", 4, {"wolf": "on", "joker": "on"}, ["threshold:k=7", "random"]),
+            ("hiboufou", 3, {"empty_slot_priority": "strict"}, ["greedy", "random", "defensive"]),
+            ("bobbysitter", 4, {"start_tokens": "3,2,2,2"}, ["child", "adult"]),
+            ("pig", 2, {"goal": 50}, ["hold:t=15", "random"])]
+DETERMINISM = [(n, p, {}, None) for n, p in CASES] + VARIANTS
+
+
+@pytest.mark.parametrize("name,players,options,policies", DETERMINISM,
+                         ids=[f"{n}-{p}{'-' + '-'.join(map(str, o.values())) if o else ''}"
+                              for n, p, o, _ in DETERMINISM])
+def test_same_seed_same_rows_for_any_thread_count_chunk_size_and_replay(name, players, options, policies):
     import numba
-    game, rules, arr, aux = _setup(name, players)
-    specs = seat_specs(name, [base_policy(name)], players)
+    game, rules, arr, aux = _setup(name, players, options)
+    pols = policies or [base_policy(name)]
+    specs = seat_specs(name, [pols[i % len(pols)] for i in range(players)] if len(pols) > 1 else pols, players)
     n = 200
     before = numba.get_num_threads()
     try:
@@ -151,11 +170,15 @@ def test_same_seed_same_rows_for_any_thread_count_chunk_size_and_replay(name, pl
     pieces = np.concatenate([game.play_chunk(arr, aux, specs, True, SEED, lo, hi - lo)
                              for lo, hi in ((0, 1), (1, 64), (64, 65), (65, 200))])
     assert np.array_equal(one, pieces)
-    assert not np.array_equal(one, game.play_chunk(arr, aux, specs, True, SEED + 1, 0, n))
+    # another seed gives other games, not a few changed rows; and games are not all alike
+    other = game.play_chunk(arr, aux, specs, True, SEED + 1, 0, n)
+    assert (one != other).any(axis=1).mean() > 0.25
+    assert len({r.tobytes() for r in one}) > n // 4
     if name in TURN_GAMES:
+        PL = kernel_modules(name)[2]
+        from sheepsim.games import kernels as K
         for g in (0, 137):
-            _, row, _, _ = game_replay(name, players, g)
-            PL = kernel_modules(name)[2]
+            _, row, _, _ = K.replay(PL, arr, aux, specs, True, SEED, g)
             assert np.array_equal(without_rotation(PL, row), without_rotation(PL, one[g])), f"replay of game {g}"
 
 
@@ -238,3 +261,23 @@ def test_a_user_policy_with_the_common_signature_runs_and_an_illegal_one_stops_t
     text = str(err.value)
     assert "policy cheat returned the illegal action (-7" in text and "game 0, seat 1" in text
     assert "\n" not in text
+
+
+# what a trace calls a turn (Battle Sheep: a move; Bobby Sitter: a flip), read off its text
+TURNS_SHOWN = {"battlesheep": (r"^\d+\. seat \d \([A-D]\) moves ", "count"),
+               "blacksheep": (r"^  turn (\d+) seat ", "max"), "hiboufou": (r"^  turn (\d+) seat ", "max"),
+               "pig": (r"^turn (\d+): ", "max"), "bobbysitter": (r"^flip (\d+): ", "max")}
+
+
+@pytest.mark.parametrize("name,players", [(n, get_game(n).players[0]) for n in TURNS_SHOWN])
+def test_turns_equal_the_turns_the_trace_shows(name, players):
+    import re
+    game, rules, arr, aux = _setup(name, players)
+    specs = seat_specs(name, [base_policy(name)], players)
+    pattern, how = TURNS_SHOWN[name]
+    df = simulate(game, rules, specs, 6, seed=SEED).results
+    for g in range(6):
+        text = game.trace(rules, specs, SEED, g, True, aux, False)
+        found = [m.group(1) if m.groups() else "" for m in re.finditer(pattern, text, flags=re.M)]
+        shown = len(found) if how == "count" else max((int(x) for x in found), default=0)
+        assert shown == int(df["turns"][g]), f"game {g}: the trace shows {shown} turns, results say {df['turns'][g]}"

@@ -17,6 +17,18 @@ tool (search agents, per-turn metrics, the tuner) use only these:
                                             die face), -1 when it has none
     step(s, rules, aux, action, c)          apply a legal action with its chance outcome
     outcome(s, rules, row)                  the finished game's result row
+    progress(s, rules, out)                 each seat's standing on the game's own scale
+                                            (float64 out[seat]: pastures occupied,
+                                            triplets and zoo cards, captured cards,
+                                            tokens, banked points), for search cut-offs
+                                            and per-turn metrics
+    determinize(s, rules, aux, seat, rng)   hidden-information games (Bye-Bye Black
+                                            Sheep, Hiboufou): re-deal, in place, every
+                                            card `seat` cannot see, uniformly among the
+                                            deals consistent with what it knows
+    census(s, rules, aux) -> array          (Python) every card, sheep or token counted
+                                            wherever it is: constant over a game, which
+                                            the conformance suite checks after every event
 
 and the module constants STATE_SIZE, MAX_ACTIONS, ACTION_SIZE (buf is
 int32[MAX_ACTIONS, ACTION_SIZE]), O_SIZE and O_ROTATION (the result row). Luck is
@@ -41,7 +53,8 @@ Every user policy, of every game, has ONE signature:
 with plain arrays (the state, the packed rules, aux, the seat's policy stream and a
 scratch int32[MAX_ACTIONS, ACTION_SIZE]). The driver checks each action a user policy
 returns against the legal set and stops the run with a fault if it is not there
-(built-ins are trusted, and fast). Bobby Sitter, a game of simultaneous reactions
+(built-ins are trusted, and fast; in the checked mode of fast.py they are checked
+too, and a seat to act without a legal action is a fault). Bobby Sitter, a game of simultaneous reactions
 rather than turns, keeps its per-flip loop (bobbysitter/play.py) behind `play_chunk`'s
 block machinery: streams, rotation, chunks and faults are the same.
 
@@ -66,6 +79,7 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from ..rng import seed_stream
+from .fast import CHECKED
 
 NATURE = -2
 MAX_STEPS = 10_000_000      # decisions in one game before it is a fault, not a result
@@ -145,7 +159,16 @@ def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, 
         if who == NATURE:
             action = as_action(nature(s, rules, aux, view(rngs[0])))
         elif pid <= last_builtin:
+            if CHECKED:
+                # built-ins are trusted for speed; the checked mode verifies them too
+                n = legal(s, rules, aux, legal_buf)
+                if n == 0:
+                    _fault(fault, FAULT_NO_LEGAL, g, who, t, (np.int64(0),))
+                    return -1
             action = as_action(choose(pid, s, rules, aux, who, params, view(policy_rng), buf))
+            if CHECKED and not _is_legal(action, legal_buf, n):
+                _fault(fault, FAULT_ILLEGAL, g, who, t, action)
+                return -1
         else:
             n = legal(s, rules, aux, legal_buf)
             if n == 0:

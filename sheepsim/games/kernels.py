@@ -9,6 +9,7 @@ that driver.user_kernels compiles once per process.
 from __future__ import annotations
 
 import inspect
+from contextlib import contextmanager
 from typing import Any, Callable
 
 import numpy as np
@@ -117,6 +118,23 @@ def raise_fault(play, fault: np.ndarray, specs: list[PolicySpec], players: int, 
     raise SheepsimError(f"{where}: the game did not end within {driver.MAX_STEPS:,} decisions")
 
 
+@contextmanager
+def _typing_errors(play, specs: list[PolicySpec]):
+    """numba's typing error for a user policy (say, one that returns a float) as one line."""
+    from numba.core.errors import TypingError
+    try:
+        yield
+    except TypingError as exc:
+        names = ", ".join(sorted({p.policy.name for p in specs if not p.policy.builtin}))
+        width = play.GAME[2]
+        shape = getattr(play, "RETURNS", None) or (
+            "an integer or a 1-tuple of integers" if width == 1 else f"a tuple of {width} integers")
+        first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+        raise SheepsimError(f"user policy {names} could not be compiled: a policy must take "
+                            f"({', '.join(getattr(play, 'USER_ARGS', USER_ARGS))}) and return {shape} "
+                            f"(numba: {first[:200]})") from None
+
+
 def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,
                first: int, n: int) -> np.ndarray:
     """Rows of games first .. first + n - 1; `play` is the game's play module (with
@@ -125,8 +143,11 @@ def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicyS
     out = np.zeros((n, play.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     ids, params = policy_arrays(specs)
-    kernel = user_kernels(play, specs)[0] if user_policies(specs) else play.play_games
-    kernel(rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+    if user_policies(specs):
+        with _typing_errors(play, specs):
+            user_kernels(play, specs)[0](rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+    else:
+        play.play_games(rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
     hit = faults[faults[:, 0] != 0]
     if len(hit):
         raise_fault(play, hit[np.argmin(hit[:, 1])], specs, int(rules_arr[0]), rotate)
@@ -147,7 +168,8 @@ def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec]
         log = np.zeros((log_rows, play.GAME[2] + 2), dtype=np.int32)
         row = np.zeros(play.O_SIZE, dtype=np.int32)
         fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
-        t = kernel(rules_arr, aux, ids, params, slots, rngs, game, row, log, fault)
+        with _typing_errors(play, specs):
+            t = kernel(rules_arr, aux, ids, params, slots, rngs, game, row, log, fault)
         if fault[0] != 0:
             raise_fault(play, fault, specs, players, rotate)
         if t <= log_rows:

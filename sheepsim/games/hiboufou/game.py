@@ -44,9 +44,9 @@ register_policy("hiboufou", "defensive", policy_id=POL.DEFENSIVE,
 
 
 POLICY_HELP = (
-    "A policy is an @njit function policy(s, rules, deck, seat, params, rng, buf) returning one legal "
+    "A policy is an @njit function policy(s, rules, aux, seat, params, rng, buf), aux the deck, returning one legal "
     "decision (code, a, b): (0, card, space) lays a card, (1, 0, 0) ends the turn, (2, 0, 0) is the forced "
-    "draw. engine.legal(s, rules, deck, buf) lists them in buf. deck[card] is a card's colour mask; "
+    "draw. engine.legal(s, rules, aux, buf) lists them in buf. aux[card] is a card's colour mask; "
     "read only your own hand, the row and public counts (sheepsim/games/hiboufou/policies.py).")
 
 DECK_OPTIONS = ("colours", "colours_per_card", "copies")
