@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SCALE ?= 1
 ANALYSES := $(wildcard analyses/*.toml)
 
-.PHONY: all reports test bench clean clean-cache
+.PHONY: all reports test test-checked bench clean clean-cache
 
 all: reports
 
@@ -24,13 +24,22 @@ reports: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
 
+# The conformance suite and the golden results once more with every speed trick off
+# and numba's bounds checks on (sheepsim/games/fast.py): an index out of range is then
+# an error, not a silent read. .ci/run runs it after `make test`.
+test-checked: $(STAMP)
+	SHEEPSIM_CHECKED=1 NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest tests/test_conformance.py tests/test_golden.py
+
 # Every game's speed in one table, also as JSON (3-5 minutes, most of it cold compiles).
 bench: $(STAMP)
 	$(BIN)/sheepsim bench --json reports/bench.json
 
-# numba's disk cache does not notice edits in other modules a kernel calls
+# numba's cache sits in a folder keyed by the package's sources (sheepsim/cache.py), so
+# it never goes stale, but old folders pile up: remove every one (and the tests' own).
+# Without the venv there is no sheepsim to ask where its folders are.
 clean-cache:
-	find sheepsim -name '*.nbi' -delete -o -name '*.nbc' -delete
+	@if [ -x $(BIN)/sheepsim ]; then $(BIN)/sheepsim cache clear --all; fi
+	rm -rf .pytest_cache/sheepsim-numba
 
 clean: clean-cache
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

@@ -23,29 +23,9 @@ def _game(name: str):
 
 
 def _rules_and_start(game, players, options, from_position):
-    """Rules plus the start object the runner records in the manifest (`start_position`):
-    a position file's position (it fixes players and stack size), {"deck": ...} from
-    --deck, or None."""
-    from .options import parse_assignments
-    overrides = parse_assignments(options)
-    deck = _deck_option()
-    if deck is not None:
-        if from_position is not None:
-            raise SheepsimError("give --deck or --from-position, not both")
-        return _rules_and_deck(game, players, overrides, deck)
-    if from_position is None:
-        if players is None:
-            players = game.players[0]
-        return game.make_rules(players, overrides), None
-    if game.rules_for_position is None:
-        raise SheepsimError(f"{game.name} has no position format; --from-position works for: battlesheep")
-    from .games.battlesheep.position import read_position_file
-    position = read_position_file(from_position)
-    rules = game.rules_for_position(position, overrides)
-    if players is not None and players != rules.num_players:
-        raise SheepsimError(f"--players {players} differs from the position's num_players {rules.num_players}")
-    game.initial_state(rules, position)       # validates the position now, before any output
-    return rules, position
+    """Rules and start object (sheepsim.start.resolve) of the running command."""
+    from .start import resolve
+    return resolve(game, players, options, from_position, _deck_option())
 
 
 def _deck_option() -> Path | None:
@@ -56,28 +36,59 @@ def _deck_option() -> Path | None:
     return None if ctx is None else ctx.params.get("deck")
 
 
-def _rules_and_deck(game, players, overrides, path: Path):
-    """Rules plus the start object {"deck": <the game's reading of the deck file>}."""
-    if game.read_deck is None:
-        from .games import all_games
-        takes = ", ".join(g.name for g in all_games().values() if g.read_deck is not None)
-        raise SheepsimError(f"{game.name} takes no deck file; --deck works for: {takes}")
-    rules = game.make_rules(game.players[0] if players is None else players, overrides)
-    start = {"deck": game.read_deck(path)}
+class RuleOption(click.ParamType):
+    """--option NAME=VALUE: the shape here, the name against the game's options when
+    the game is known (it comes first on the command line); values are checked by the
+    game's rules, with their allowed range."""
+
+    name = "NAME=VALUE"
+
+    def convert(self, value, param, ctx):
+        key, sep, _ = str(value).partition("=")
+        if not sep or not key.strip():
+            self.fail(f"{value!r} must look like NAME=VALUE, e.g. wolf=on (see `sheepsim rules GAME`)", param, ctx)
+        game = _known_game(ctx)
+        if game is not None and key.strip() not in {o.name for o in game.options}:
+            self.fail(f"{game.name} has no rule option {key.strip()!r}; valid options: "
+                      f"{', '.join(o.name for o in game.options)}", param, ctx)
+        return value
+
+
+class PolicyOption(click.ParamType):
+    """--policy SPEC, checked against the game's policies (with their parameters and
+    ranges) when the game is known."""
+
+    name = "SPEC"
+
+    def convert(self, value, param, ctx):
+        game = _known_game(ctx)
+        if game is not None:
+            from .policies import parse_spec
+            try:
+                parse_spec(game.name, value)
+            except SheepsimError as exc:
+                self.fail(str(exc), param, ctx)
+        return value
+
+
+def _known_game(ctx):
+    """The GameSpec of the command's GAME argument if it is already parsed and valid."""
+    name = (ctx.params if ctx is not None else {}).get("game")
+    if not isinstance(name, str):
+        return None
     try:
-        game.initial_state(rules, start)      # the deck against the player count, before any output
-    except SheepsimError as exc:
-        raise SheepsimError(f"deck file {path}: {exc}")
-    return rules, start
+        return _game(name)
+    except SheepsimError:
+        return None
 
 
 def game_options(fn):
     """Options shared by every command that plays games."""
     @click.option("--players", "-p", type=int, default=None, help="Number of players (default: the game's minimum).")
-    @click.option("--policy", "policies", multiple=True, metavar="SPEC",
+    @click.option("--policy", "policies", multiple=True, type=PolicyOption(),
                   help="Policy SPEC (`name` or `name:key=value,...`): once for all seats, or once per seat. "
                        "See `sheepsim policies GAME`. Default: random (Bobby Sitter: adult).")
-    @click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE",
+    @click.option("--option", "-o", "options", multiple=True, type=RuleOption(),
                   help="Rule option; repeatable. See `sheepsim rules GAME`.")
     @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
                   help="Master seed: game g uses random streams keyed by (seed, g).")
@@ -143,6 +154,7 @@ def cli(plugins) -> None:
       sheepsim run analyses/battlesheep-seat-advantage.toml
       sheepsim run analyses/blacksheep-thresholds.toml --scale 0.1   a quick look
       sheepsim bench                                   every game's speed in one table
+      sheepsim cache info                              numba's cache folder, and stale ones
       sheepsim --plugin mypolicy.py simulate battlesheep --policy mine --policy greedy
     """
     from .policies import load_plugin
@@ -189,7 +201,7 @@ def policies(game: str) -> None:
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", is_eager=True)      # parsed first, so --policy and -o can check against it
 @game_options
 @click.option("--games", "-n", "n_games", type=int, default=10_000, show_default=True, help="Number of games.")
 @click.option("--threads", "-t", type=click.IntRange(1, 256), default=None,
@@ -239,7 +251,7 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", is_eager=True)      # parsed first, so --policy and -o can check against it
 @game_options
 @click.option("--game", "-g", "game_index", type=click.IntRange(0, None), default=0, show_default=True,
               help="Index of the game within the run of --seed (as in simulate's `game` column).")
@@ -256,7 +268,7 @@ def trace(game, players, policies, options, seed, no_rotate, from_position, game
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Rule option; repeatable.")
+@click.option("--option", "-o", "options", multiple=True, type=RuleOption(), help="Rule option; repeatable.")
 def legal(file: Path, options) -> None:
     """The legal moves of the Battle Sheep position in FILE, as JSON."""
     g = _game("battlesheep")
@@ -309,6 +321,55 @@ def bench(games, players, n_games, reference_games, threads, json_path, no_start
     if json_path is not None:
         write_json(report, json_path)
         click.echo(f"json: {json_path}")
+
+
+@cli.group("cache")
+def cache_group() -> None:
+    """numba's disk cache of compiled kernels: one folder per version of the sources
+    (any edit to the package starts a new, empty one), under $XDG_CACHE_HOME/sheepsim
+    or ~/.cache/sheepsim. A NUMBA_CACHE_DIR you set is used instead."""
+
+
+def _describe_folder(f) -> str:
+    if not f.files:
+        return f"{f.path}  (empty)"
+    return f"{f.path}  ({f.bytes / 1e6:.1f} MB, {f.files} file{'' if f.files == 1 else 's'})"
+
+
+@cache_group.command("info")
+def cache_info() -> None:
+    """Show the cache folder in use and the stale ones beside it.
+
+    Prints the folder in use with its size and number of files, then the other
+    sheepsim cache folders (older sources, another numba, or another checkout)."""
+    from . import cache as C
+    info = C.info()
+    whose = "" if info.managed else f"  [{C.ENV}, set by you]"
+    click.echo(f"in use: {_describe_folder(info.current)}{whose}")
+    if not info.others:
+        click.echo(f"no other sheepsim cache folders in {info.root}")
+        return
+    click.echo(f"other sheepsim cache folders (older sources, another numba, or another checkout), "
+               f"{sum(f.bytes for f in info.others) / 1e6:.1f} MB in all; `sheepsim cache clear --all` "
+               f"removes them:")
+    for f in info.others:
+        click.echo(f"  {_describe_folder(f)}")
+
+
+@cache_group.command("clear")
+@click.option("--all", "everything", is_flag=True,
+              help="Also remove every other sheepsim cache folder (older sources, other numba versions, "
+                   "other checkouts: those recompile on their next run).")
+def cache_clear(everything: bool) -> None:
+    """Remove the cache folder in use (--all: every sheepsim one).
+
+    The next run compiles its kernels afresh (a few minutes for every game)."""
+    from . import cache as C
+    removed = C.clear(everything)
+    for f in removed:
+        click.echo(f"removed {_describe_folder(f)}")
+    if not removed:
+        click.echo(f"nothing to remove in {C.root()}")
 
 
 def main() -> None:

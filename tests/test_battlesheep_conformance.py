@@ -1,32 +1,37 @@
-"""Conformance of the Battle Sheep kernel (DESIGN section 7) and the randomness contract.
+"""Conformance of the Battle Sheep kernel (DESIGN section 7), the rules' own bounds.
 
 For every player count (2-4) under the default rules, board=random and every preset
 that fits, with random and greedy seats: play always ends within MAX_PLIES; sheep are
 conserved (every seat's heights sum to stack_size); each move adds exactly one stack,
 so moves <= P * (stack_size - 1); scores count occupied hexes; outcome rows are within
-bounds. Then the randomness contract (DESIGN section 3): rows are bit-identical for
-any thread count and any chunking, any game replays alone from its index, the same
-seed gives the same rows and different seeds give different ones.
+bounds and agree with the final position. Every game is the chunk kernel's: its
+replay (play.replay, the runner's own loop) gives the chunk's row and a log that,
+applied to the start state, gives the final position checked here. Rotation only
+reassigns policies. The generic contract (same seed same rows for any thread count
+and chunk size, replay of one game, different seeds differ, the census after every
+decision, a legal action for every seat to act) is tests/test_conformance.py's.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pytest
 
+from sheepsim.games import driver
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import play as PL
 from sheepsim.games.battlesheep import policies as POL
 from sheepsim.games.battlesheep import rules as RU
 from sheepsim.games.battlesheep.game import initial_state
 from sheepsim.games.battlesheep.presets import PRESETS
+from sheepsim.games.kernels import seat_slots
 from sheepsim.rng import streams
 
-from conftest import seat_sheep
+from conftest import outcome_row, seat_sheep
 
 R, G = POL.RANDOM, POL.GREEDY
 GREEDY_PARAMS = [0.0, 1.0]
+MAX_PLIES = 160     # 24 tiles + 4 placements + 4 players x 31 moves, rounded up
 
 
 def _boards(players: int) -> list[str]:
@@ -54,6 +59,41 @@ def _case_id(case) -> str:
     return f"{case[0]}p-{case[1]}-{case[2]}" + "".join(f"-{k}={v}" for k, v in extra.items())
 
 
+def _run(rules, policy="mixed", seed=11, first=0, n=300, rotate=True):
+    """Rows of games first .. first + n - 1 from the chunk kernel (built-in policies)."""
+    ra = RU.to_array(rules)
+    slot_ids, slot_params = _slots(policy, rules.num_players)
+    out = np.zeros((n, E.O_SIZE), dtype=np.int32)
+    faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
+    PL.play_games(ra, initial_state(rules), slot_ids, slot_params, rotate, np.uint64(seed), first, out, faults)
+    assert not faults.any()
+    return out
+
+
+def _replay(ra, init, slot_ids, slot_params, seed, g):
+    """Game g exactly as the chunk kernel plays it (rotation on): (log, row, final
+    state). The log rows are (actor, kind, a, b, c, chance); the final state is `init`
+    with the logged actions applied, each by the actor the log names."""
+    players = int(ra[0])
+    seat_slot = seat_slots(g, players, True, E.MAX_PLAYERS)
+    log = np.zeros((MAX_PLIES, E.ACTION_SIZE + 2), dtype=np.int32)
+    row = np.zeros(E.O_SIZE, dtype=np.int32)
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+    n = PL.replay(ra, init, slot_ids, slot_params, seat_slot, streams(77, g, PL.GAME[5]), g, row, log, fault)
+    assert not fault.any(), f"game {g}: fault {fault}"
+    assert 0 < n <= MAX_PLIES
+    board_random = int(ra[RU.R_BOARD]) == RU.BOARD_RANDOM
+    s = init.copy()
+    for t in range(n):
+        who, action, c = int(log[t, 0]), [int(x) for x in log[t, 1:1 + E.ACTION_SIZE]], int(log[t, -1])
+        building = int(s[E.H_PHASE]) == E.PH_BUILD
+        # the rules build a random board (nature); every other decision is the seat to move's
+        assert who == (driver.NATURE if board_random and building else int(s[E.H_TO_MOVE])), f"game {g} ply {t}"
+        assert c == -1          # Battle Sheep has no luck
+        E.apply(s, ra, *action)
+    return log[:n], row, s
+
+
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
 def test_games_end_conserve_sheep_and_respect_bounds(case):
     players, board, policy = case[:3]
@@ -67,26 +107,27 @@ def test_games_end_conserve_sheep_and_respect_bounds(case):
     if preset:
         assert int(init[E.H_PHASE]) == E.PH_PLACE and int(init[E.H_NHEX]) == 4 * tiles
     slot_ids, slot_params = _slots(policy, players)
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
-    log = np.zeros((PL.MAX_PLIES, 4), dtype=np.int32)
-    seat_slot = np.empty(E.MAX_PLAYERS, dtype=np.int64)
     games = 300
-    rows = np.zeros((games, E.O_SIZE), dtype=np.int32)
+    chunk = _run(rules, policy, seed=77, n=games)
     winners = set()
     for g in range(games):
-        row = rows[g]
-        PL.seat_slots(g, players, True, seat_slot)
-        PL.play_game(POL.choose, ra, init, slot_ids, slot_params, seat_slot, streams(77, g, PL.N_STREAMS),
-                     s, buf, row, log)
+        log, row, s = _replay(ra, init, slot_ids, slot_params, 77, g)
+        # the replay is the chunk kernel's game: its row, but the rotation column,
+        # which the chunk kernel writes
+        assert int(row[E.O_ROTATION]) == 0 and int(chunk[g, E.O_ROTATION]) == g % players
+        cols = [c for c in range(E.O_SIZE) if c != E.O_ROTATION]
+        assert np.array_equal(row[cols], chunk[g, cols]), f"game {g}: replay differs from the chunk kernel"
+        # the logged actions lead to a final position with the kernel's outcome
+        assert np.array_equal(outcome_row(s, ra), row), f"game {g}: the log does not give the kernel's outcome"
         n = int(s[E.H_NHEX])
         owners = s[E.OWNER:E.OWNER + n]
         heights = s[E.HEIGHT:E.HEIGHT + n]
         moves = int(row[E.O_MOVES])
         # termination within the declared cap, and the game really is over
         assert int(s[E.H_PHASE]) == E.PH_OVER and int(s[E.H_TO_MOVE]) == -1
-        assert 0 < int(row[E.O_PLIES]) <= PL.MAX_PLIES
+        assert 0 < int(row[E.O_PLIES]) <= MAX_PLIES
         assert int(row[E.O_PLIES]) == (0 if preset else tiles) + players + moves
+        assert len(log) == int(row[E.O_PLIES])      # one decision a ply
         # the pasture is all the tiles
         assert int(row[E.O_HEXES]) == n == 4 * tiles
         # conservation: every seat's heights sum to stack_size; an owner iff sheep on the hex
@@ -125,122 +166,23 @@ def test_games_end_conserve_sheep_and_respect_bounds(case):
         if rules["no_move"] == "skip":
             # the game ends only when nobody at all can move
             assert not any(E.can_move(s, t) for t in range(players))
-        assert int(row[E.O_ROTATION]) == 0     # play_game leaves the rotation column to play_games
         winners.add(winner)
-    # random play is not stuck on one result, and the same seed replays the same games
+    # random play is not stuck on one result
     assert len(winners) >= 2
-    again = np.zeros(E.O_SIZE, dtype=np.int32)
-    for g in (0, games - 1):
-        PL.seat_slots(g, players, True, seat_slot)
-        PL.play_game(POL.choose, ra, init, slot_ids, slot_params, seat_slot, streams(77, g, PL.N_STREAMS),
-                     s, buf, again, log)
-        assert np.array_equal(again, rows[g])
 
 
-# ---------------------------------------------------------------------------
-# The randomness contract (DESIGN section 3)
-# ---------------------------------------------------------------------------
-
-N = 300
-
-
-def _run(rules, policy="mixed", seed=11, first=0, n=N, rotate=True, init=None):
-    ra = RU.to_array(rules)
-    slot_ids, slot_params = _slots(policy, rules.num_players)
-    out = np.zeros((n, E.O_SIZE), dtype=np.int32)
-    PL.play_games(ra, initial_state(rules) if init is None else init, slot_ids, slot_params, rotate,
-                  np.uint64(seed), first, out)
-    return out
-
-
-CONTRACT_RULES = [
-    pytest.param(RU.make(2), id="2p-built"),
-    pytest.param(RU.make(3, {"board": "random"}), id="3p-random-board"),
-    pytest.param(RU.make(4, {"board": "preset:ring-4p"}), id="4p-ring-preset"),
-]
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_same_seed_same_rows(rules):
-    a = _run(rules)
-    b = _run(rules)
-    assert np.array_equal(a, b)
-    assert (a[:, E.O_PLIES] > 0).all()        # every row was written
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_bit_identical_for_any_thread_count(rules):
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("numba has a single thread here")
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = _run(rules)
-        numba.set_num_threads(2)
-        two = _run(rules)
-    finally:
-        numba.set_num_threads(before)
-    assert np.array_equal(one, two)
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_bit_identical_for_any_chunking(rules):
-    whole = _run(rules)
-    for sizes in ([1, 7, 100, 100, 92], [100, 100, 100], [7] * 42 + [6]):
-        assert sum(sizes) == N
-        starts = np.cumsum([0] + sizes[:-1])
-        parts = {}
-        # chunks run out of order: nothing may carry over from one call to the next
-        for first, size in reversed(list(zip(starts, sizes))):
-            parts[first] = _run(rules, first=int(first), n=size)
-        chunked = np.concatenate([parts[f] for f in starts])
-        assert np.array_equal(whole, chunked), f"chunking {sizes[:5]}..."
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_any_game_replays_alone_from_its_index(rules):
-    rows = _run(rules, first=1000, n=50)
-    ra = RU.to_array(rules)
-    slot_ids, slot_params = _slots("mixed", rules.num_players)
-    init = initial_state(rules)
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
-    log = np.zeros((0, 4), dtype=np.int32)
-    seat_slot = np.empty(E.MAX_PLAYERS, dtype=np.int64)
-    for i in (0, 1, 17, 49):
-        g = 1000 + i
-        row = np.zeros(E.O_SIZE, dtype=np.int32)
-        rot = PL.seat_slots(g, rules.num_players, True, seat_slot)
-        PL.play_game(POL.choose, ra, init, slot_ids, slot_params, seat_slot, streams(11, g, PL.N_STREAMS),
-                     s, buf, row, log)
-        row[E.O_ROTATION] = rot
-        assert np.array_equal(row, rows[i]), f"game {g}"
-        assert int(rows[i, E.O_ROTATION]) == g % rules.num_players
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_different_seeds_differ(rules):
-    a = _run(rules, seed=1)
-    b = _run(rules, seed=2)
-    assert not np.array_equal(a, b)
-    # and not just in one row: the seed reaches every game's streams
-    differing = int((a != b).any(axis=1).sum())
-    assert differing > N // 4
-    # different game indices under one seed are different games too
-    assert len({tuple(r) for r in a[:, E.O_SCORE:E.O_HERD + E.MAX_PLAYERS]}) > 10
-
-
-def test_randomness_contract_rotation_only_reassigns_policies():
+def test_rotation_only_reassigns_policies():
     """Rotation moves policies between seats; with identical policies in every slot
     it changes nothing, because streams belong to seats (play.py docstring)."""
     rules = RU.make(3)
-    plain = _run(rules, policy="greedy", rotate=False)
-    rotated = _run(rules, policy="greedy", rotate=True)
+    n = 300
+    plain = _run(rules, policy="greedy", rotate=False, n=n)
+    rotated = _run(rules, policy="greedy", rotate=True, n=n)
     assert (plain[:, E.O_ROTATION] == 0).all()
-    assert np.array_equal(rotated[:, E.O_ROTATION], np.arange(N) % 3)
+    assert np.array_equal(rotated[:, E.O_ROTATION], np.arange(n) % 3)
     cols = [c for c in range(E.O_SIZE) if c != E.O_ROTATION]
     assert np.array_equal(plain[:, cols], rotated[:, cols])
     # with different policies in the slots, rotation does change the games
-    mixed_plain = _run(rules, policy="mixed", rotate=False)
-    mixed_rot = _run(rules, policy="mixed", rotate=True)
+    mixed_plain = _run(rules, policy="mixed", rotate=False, n=n)
+    mixed_rot = _run(rules, policy="mixed", rotate=True, n=n)
     assert not np.array_equal(mixed_plain[:, cols], mixed_rot[:, cols])

@@ -1,8 +1,8 @@
 """Differential tests: the Numba kernel against the pure-Python reference engine.
 
 DESIGN section 7: the same seeded games are compared decision by decision. Each game
-is played by `play.play_game` (the runner's own loop, with the runner's policies and
-streams) with an action log; the log is then replayed through `engine.step` and
+is played by `play.replay` (the runner's own loop, with the runner's policies and
+streams) with an action log; the log is then replayed through `engine.apply` and
 `reference.play` side by side, and at EVERY decision we check
 
 * the kernel's legal set (position.legal_json) == reference.legal_moves, as sets, and
@@ -10,8 +10,10 @@ streams) with an action log; the log is then replayed through `engine.step` and
 * the action the policy chose is in it;
 * after applying it in both, position.from_state(kernel) == reference.to_position;
 
-and at the end that the replayed state equals play_game's own final state and the
-outcome row (winner, cowinners, loser, scores, herds) equals reference.result.
+* the logged actor is the seat to move (NATURE for a board=random build);
+
+and at the end that the replayed state's outcome equals the kernel's own row, which
+(winner, cowinners, loser, scores, herds) equals reference.result.
 
 Hypothesis then builds positions no policy would reach (random pastures from random
 legal tile sequences, random stack distributions in the move phase that keep every
@@ -29,6 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
+from sheepsim.games import driver
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import play as PL
 from sheepsim.games.battlesheep import policies as POL
@@ -36,11 +39,13 @@ from sheepsim.games.battlesheep import position as POS
 from sheepsim.games.battlesheep import reference as REF
 from sheepsim.games.battlesheep import rules as RU
 from sheepsim.games.battlesheep.game import initial_state
+from sheepsim.games.kernels import seat_slots
 from sheepsim.rng import streams
 
 from conftest import canon, kernel_legal, outcome_row, ref_legal, ref_rules, row_result
 
 R, G = POL.RANDOM, POL.GREEDY
+MAX_PLIES = 160     # 24 tiles + 4 placements + 4 players x 31 moves, rounded up
 
 # Policy mixes per seat slot: (ids, greedy params [epsilon, opponent]). Game g of a
 # config uses mix g % len(MIXES), with seat rotation on, so every slot plays every seat.
@@ -54,27 +59,34 @@ MIXES = [
 ]
 
 
+def _replay(ra, init, slot_ids, slot_params, seed: int, g: int):
+    """Game g exactly as the chunk kernel plays it (rotation on): (seat slots, log of
+    (actor, kind, a, b, c, chance), row without the rotation column)."""
+    seat_slot = seat_slots(g, int(ra[0]), True, E.MAX_PLAYERS)
+    log = np.zeros((MAX_PLIES, E.ACTION_SIZE + 2), dtype=np.int32)
+    row = np.zeros(E.O_SIZE, dtype=np.int32)
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+    n = PL.replay(ra, init, slot_ids, slot_params, seat_slot, streams(seed, g, PL.GAME[5]), g, row, log, fault)
+    assert not fault.any(), f"game {g}: fault {fault}"
+    assert 0 < n <= MAX_PLIES
+    return seat_slot, log[:n], row
+
+
 def _run_and_compare(players: int, overrides: dict, games: int, seed: int) -> int:
-    """Play `games` games with play_game and compare each with the reference; returns decisions."""
+    """Play `games` games with play.replay and compare each with the reference; returns decisions."""
     rules = RU.make(players, overrides)
     ra = RU.to_array(rules)
     rr = ref_rules(rules)
     init = initial_state(rules)
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
-    row = np.zeros(E.O_SIZE, dtype=np.int32)
-    log = np.zeros((PL.MAX_PLIES, 4), dtype=np.int32)
-    seat_slot = np.empty(E.MAX_PLAYERS, dtype=np.int64)
+    board_random = rules["board"] == "random"
     decisions = 0
     for g in range(games):
         ids, par = MIXES[g % len(MIXES)]
         slot_ids = np.array(ids[:players], dtype=np.int64)
         slot_params = np.array([par] * players, dtype=np.float64)
-        PL.seat_slots(g, players, True, seat_slot)
-        PL.play_game(POL.choose, ra, init, slot_ids, slot_params, seat_slot, streams(seed, g, PL.N_STREAMS),
-                     s, buf, row, log)
+        _, log, row = _replay(ra, init, slot_ids, slot_params, seed, g)
         plies = int(row[E.O_PLIES]) - int(init[E.H_PLIES])
-        assert 0 < plies <= PL.MAX_PLIES
+        assert 0 < plies <= MAX_PLIES and len(log) == plies
         k = init.copy()
         ref = REF.from_position(POS.from_state(k), rr)
         where = f"rules {rules.to_json()} seed {seed} game {g}"
@@ -87,16 +99,19 @@ def _run_and_compare(players: int, overrides: dict, games: int, seed: int) -> in
                 raise AssertionError(
                     f"{where} ply {t}: legal sets differ\nposition {json.dumps(pos)}\n"
                     f"kernel only {sorted(legal - expected)}\nreference only {sorted(expected - legal)}")
-            action = [int(x) for x in log[t]]
+            action = [int(x) for x in log[t, 1:1 + E.ACTION_SIZE]]
+            building = int(k[E.H_PHASE]) == E.PH_BUILD
+            actor = driver.NATURE if board_random and building else int(k[E.H_TO_MOVE])
+            assert int(log[t, 0]) == actor and int(log[t, -1]) == -1, f"{where} ply {t}: log row {log[t]}"
             move = POS.action_to_json(k, action)
             assert canon(move) in legal, f"{where} ply {t}: chosen {move} not legal in {json.dumps(pos)}"
-            E.step(k, ra, *action)
+            E.apply(k, ra, *action)
             ref = REF.play(ref, move)
             decisions += 1
         end = POS.from_state(k)
         assert end == REF.to_position(ref), f"{where}: final states differ"
         assert end["phase"] == "over" and REF.is_over(ref)
-        assert np.array_equal(k, s), f"{where}: replaying the log does not give play_game's final state"
+        assert np.array_equal(outcome_row(k, ra), row), f"{where}: replaying the log does not give the kernel's row"
         got = row_result(row, players)
         want = REF.result(ref)
         assert got == want, f"{where}: outcome {got} != reference {want}\nposition {json.dumps(end)}"
@@ -161,36 +176,31 @@ def test_kernel_games_match_reference_move_by_move(config):
     assert decisions >= games * (players + 1)
 
 
-def test_replay_with_choose_matches_play_game_log():
+def test_replay_with_choose_matches_the_kernel_log():
     """Stepping the kernel with policies.choose by hand makes the same decisions as
-    play_game (so the differential replay of the log tests the policies' own path)."""
+    the runner's loop (so the differential replay of the log tests the policies' own path)."""
     rules = RU.make(3, {"tiles_per_player": 2, "stack_size": 6})
     ra = RU.to_array(rules)
     init = initial_state(rules)
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
     buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
-    row = np.zeros(E.O_SIZE, dtype=np.int32)
-    log = np.zeros((PL.MAX_PLIES, 4), dtype=np.int32)
-    seat_slot = np.empty(E.MAX_PLAYERS, dtype=np.int64)
     for g in range(20):
         ids, par = MIXES[g % len(MIXES)]
         slot_ids = np.array(ids[:3], dtype=np.int64)
         slot_params = np.array([par] * 3, dtype=np.float64)
-        PL.seat_slots(g, 3, True, seat_slot)
-        PL.play_game(POL.choose, ra, init, slot_ids, slot_params, seat_slot, streams(5, g, PL.N_STREAMS),
-                     s, buf, row, log)
-        rngs = streams(5, g, PL.N_STREAMS)
+        seat_slot, log, row = _replay(ra, init, slot_ids, slot_params, 5, g)
+        rngs = streams(5, g, PL.GAME[5])
         k = init.copy()
         t = 0
         while k[E.H_PHASE] != E.PH_OVER:
             seat = int(k[E.H_TO_MOVE])
             slot = int(seat_slot[seat])
-            action = POL.choose(slot_ids[slot], k, ra, seat, slot_params[slot], rngs[1 + seat], buf)
-            assert [int(x) for x in action] == [int(x) for x in log[t]], f"game {g} ply {t}"
-            E.step(k, ra, *(int(x) for x in action))
+            action = POL.choose(slot_ids[slot], k, ra, init, seat, slot_params[slot], rngs[PL.POLICY + seat], buf)
+            assert int(log[t, 0]) == seat, f"game {g} ply {t}"
+            assert [int(x) for x in action] == [int(x) for x in log[t, 1:1 + E.ACTION_SIZE]], f"game {g} ply {t}"
+            E.apply(k, ra, *(int(x) for x in action))
             t += 1
-        assert t == int(row[E.O_PLIES])
-        assert np.array_equal(k, s)
+        assert t == int(row[E.O_PLIES]) == len(log)
+        assert np.array_equal(outcome_row(k, ra), row)
 
 
 # ---------------------------------------------------------------------------
@@ -253,7 +263,7 @@ def _compare_all_successors(s, ra, ref, data, limit=40) -> None:
     for move in moves:
         k = s.copy()
         kind, a, b, c = POS.json_to_action(k, ra, move)
-        E.step(k, ra, kind, a, b, c)
+        E.apply(k, ra, kind, a, b, c)
         nxt = REF.play(ref, move)
         assert POS.from_state(k) == REF.to_position(nxt), f"after {move} from {json.dumps(pos)}"
 
@@ -267,7 +277,7 @@ def _play_out(s, ra, ref, players: int, rnd: random.Random) -> None:
         assert {canon(m) for m in legal} == ref_legal(ref), f"legal sets differ in {json.dumps(pos)}"
         move = rnd.choice(legal)
         kind, a, b, c = POS.json_to_action(s, ra, move)
-        E.step(s, ra, kind, a, b, c)
+        E.apply(s, ra, kind, a, b, c)
         ref = REF.play(ref, move)
     end = POS.from_state(s)
     assert end == REF.to_position(ref)
@@ -370,10 +380,11 @@ def _draw_counts(s, ra, expected: set, draws: int, seed: int) -> dict:
     buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
     params = np.zeros(2)
     seat = int(s[E.H_TO_MOVE])
+    aux = s.copy()          # the start state; policies ignore it
     counts = dict.fromkeys(expected, 0)
     for i in range(draws):
         rng = streams(seed, i, 1)[0]
-        action = POL.choose(POL.RANDOM, s, ra, seat, params, rng, buf)
+        action = POL.choose(POL.RANDOM, s, ra, aux, seat, params, rng, buf)
         key = canon(POS.action_to_json(s, [int(x) for x in action]))
         assert key in counts, f"draw {i}: illegal action {key}"
         counts[key] += 1
@@ -394,7 +405,7 @@ def _kernel_and_ref_after(players, opts, moves):
     ref = REF.new_game(ref_rules(rules))
     for move in moves:
         kind, a, b, c = POS.json_to_action(s, ra, move)
-        E.step(s, ra, kind, a, b, c)
+        E.apply(s, ra, kind, a, b, c)
         ref = REF.play(ref, move)
     return s, ra, ref
 
@@ -428,7 +439,7 @@ def test_random_place_is_uniform_over_eligible_hexes():
     rules = RU.make(2, {"board": "preset:ring-2p"})
     ra = RU.to_array(rules)
     s = initial_state(rules)
-    E.step(s, ra, *POS.json_to_action(s, ra, {"place": [0, 0]}))
+    E.apply(s, ra, *POS.json_to_action(s, ra, {"place": [0, 0]}))
     ref = REF.from_position(POS.from_state(s), ref_rules(rules))
     expected = ref_legal(ref)
     assert len(expected) == 19

@@ -53,7 +53,7 @@ def _compare_games(players: int, options: dict, seats: str, params: list, games:
     decisions: Counter = Counter()
     drew: Counter = Counter()
     for g in range(games):
-        rngs = streams(seed, g, PL.N_STREAMS)
+        rngs = streams(seed, g, PL.GAME[5])
         s = init.copy()
         while s[E.H_PHASE] != E.PH_OVER:
             seat = int(s[E.H_TO_MOVE])
@@ -62,11 +62,11 @@ def _compare_games(players: int, options: dict, seats: str, params: list, games:
                 o, q, r = E.random_tile(s, rngs[0])
                 action = (E.KIND_TILE, o, q, r)
             elif seats == "greedy" or (seat + g) % 2 == 0:
-                rng = rngs[1 + seat]
+                rng = rngs[PL.POLICY + seat]
                 before, rng_before = s.copy(), rng.copy()
                 rng_ref = rng.copy()
-                action = tuple(int(x) for x in POL.greedy(s, ra, seat, vector, rng, buf))
-                expected = tuple(int(x) for x in POL.greedy_reference(s.copy(), ra, seat, vector, rng_ref, buf))
+                action = tuple(int(x) for x in POL.greedy(s, ra, init, seat, vector, rng, buf))
+                expected = tuple(int(x) for x in POL.greedy_reference(s.copy(), ra, init, seat, vector, rng_ref, buf))
                 where = f"game {g}, ply {int(s[E.H_PLIES])}, seat {seat}, {PHASES[phase]}"
                 assert action == expected, where
                 assert np.array_equal(rng, rng_ref), f"{where}: different draws"
@@ -74,8 +74,8 @@ def _compare_games(players: int, options: dict, seats: str, params: list, games:
                 decisions[PHASES[phase]] += 1
                 drew[PHASES[phase]] += not np.array_equal(rng, rng_before)
             else:
-                action = POL.random_policy(s, ra, seat, vector, rngs[1 + seat], buf)
-            E.step(s, ra, *(int(x) for x in action))
+                action = POL.random_policy(s, ra, init, seat, vector, rngs[PL.POLICY + seat], buf)
+            E.apply(s, ra, *(int(x) for x in action))
     return decisions, drew
 
 

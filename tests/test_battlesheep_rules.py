@@ -2,7 +2,7 @@
 
 Each test builds a position (ASCII board -> Part A JSON -> position.to_state), asks
 the kernel for its legal moves (position.legal_json), applies moves through
-position.json_to_action + engine.step and reads the result with engine.outcome.
+position.json_to_action + engine.apply and reads the result with engine.outcome.
 The drawing convention is in tests/conftest.py (q grows to the right, r downward,
 each row shifted half a hex right of the one above; digits are stacks of that seat).
 Rule references: RULES-DOSSIER Part A "Battle Sheep" and Part B 4 / 5.4.
@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from sheepsim.errors import SheepsimError
+from sheepsim.games import driver
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import play as PL
 from sheepsim.games.battlesheep import policies as POL
@@ -494,16 +495,24 @@ def test_herds_connect_only_through_shared_edges_of_own_hexes():
 
 
 def _board_after_play(board, slot_ids, seed, game):
+    """(pasture tiles at the end, the first 8 log rows) of one game of the runner's loop."""
     rules = RU.make(2, {"board": board})
     ra = RU.to_array(rules)
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
+    init = initial_state(rules)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    log = np.zeros((PL.MAX_PLIES, 4), dtype=np.int32)
+    log = np.zeros((160, E.ACTION_SIZE + 2), dtype=np.int32)
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
     slots = np.array([0, 1, 0, 0], dtype=np.int64)
     params = np.array([[0.0, 1.0], [0.0, 1.0]])
-    PL.play_game(POL.choose, ra, initial_state(rules), np.array(slot_ids, dtype=np.int64), params, slots,
-                 streams(seed, game, PL.N_STREAMS), s, buf, row, log)
+    n = PL.replay(ra, init, np.array(slot_ids, dtype=np.int64), params, slots, streams(seed, game, PL.GAME[5]),
+                  game, row, log, fault)
+    assert not fault.any() and 0 < n <= len(log)
+    s = init.copy()
+    for action in log[:n, 1:1 + E.ACTION_SIZE]:
+        E.apply(s, ra, *(int(x) for x in action))
+    assert int(s[E.H_PHASE]) == E.PH_OVER
+    if board == "random":
+        assert (log[:8, 0] == driver.NATURE).all()      # the rules, not a seat, build
     return POS.from_state(s)["tiles"], log[:8].copy()
 
 
@@ -619,6 +628,55 @@ def test_validation_sheep_totals_and_placement_and_build():
     pos = position_of("|. .\n| . .", 2, 4, "build", 0)[0]
     with pytest.raises(SheepsimError, match="to_move is 0 but in this build position it must be 1"):
         POS.to_state(pos, POS.rules_for(pos))
+
+
+@pytest.mark.parametrize("field,value,match", [
+    ("version", 2, r"version 2 is not supported; sheepsim reads version 1"),
+    ("version", True, r"version True is not supported"),
+    ("version", 1.0, r"version 1.0 is not supported"),
+    ("coords", "cube", r"coords 'cube' is not supported; sheepsim reads 'axial'"),
+])
+def test_validation_version_and_coords(field, value, match):
+    def edit(p):
+        p[field] = value
+    _bad(edit, match)
+
+
+def test_version_and_coords_may_be_left_out():
+    pos = copy.deepcopy(VALID)
+    del pos["version"], pos["coords"]
+    rules, ra, s = kernel_of(pos)
+    assert legal(s, ra) == keys([mv((0, 0), (2, 0), n) for n in (1, 2, 3)])
+
+
+@pytest.mark.parametrize("q,r", [(2**32, 0), (0, -2**31), (E.MAX_COORD + 1, 0), (0, -E.MAX_COORD - 1)])
+def test_validation_coordinates_out_of_range(q, r):
+    def edit(p):
+        p["cells"][3].update(q=q, r=r)
+    _bad(edit, rf"cell 3 \({q}, {r}\) is outside the coordinates sheepsim supports: "
+               rf"q and r must be within -{E.MAX_COORD}\.\.{E.MAX_COORD}")
+
+
+@pytest.mark.parametrize("q0,r0", [(600, 0), (-600, 0), (0, -600), (E.MAX_COORD - 1, E.MAX_COORD - 1),
+                                   (-E.MAX_COORD, -E.MAX_COORD)])
+def test_far_positions_build_like_the_origin(q0, r0):
+    # the tile candidates were packed in 10 bits per coordinate: beyond about +-509
+    # the list came out short or empty and greedy played a stale action
+    def translated(moves, dq, dr):
+        return {canon({"tile": [[q + dq, r + dr] for q, r in m["tile"]]}) for m in moves}
+    _, ra, s0, _ = load("|. .\n| . .", 2, 16, "build", 1)
+    _, ra, s, _ = load("|. .\n| . .", 2, 16, "build", 1, q0=q0, r0=r0)
+    moves = POS.legal_json(s, ra)
+    assert len(moves) == 42 and translated(POS.legal_json(s0, ra), q0, r0) == keys(moves)
+    # greedy builds the whole pasture out there, every tile touching it
+    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
+    rng = streams(7, 0, 1)[0]
+    aux = s.copy()          # the start state; policies ignore it
+    while phase_of(s) == "build":
+        kind, o, q, r = POL.greedy(s, ra, aux, int(s[E.H_TO_MOVE]), np.array([0.0, 1.0]), rng, buf)
+        assert kind == E.KIND_TILE and E.tile_contacts(s, o, q, r) > 0
+        E.apply(s, ra, kind, o, q, r)
+    assert int(s[E.H_NHEX]) == 32 and phase_of(s) == "place"
 
 
 def test_rule_options_are_validated_with_the_allowed_values():

@@ -98,7 +98,7 @@ from sheepsim.games.pig.rules import R_GOAL
 
 @register_policy("pig", "hold15-plugin", doc="hold at a turn total of 15 (as the built-in hold:t=15)")
 @njit
-def hold15(s, rules, seat, params, rng, buf):
+def hold15(s, rules, aux, seat, params, rng, buf):
     total = s[E.S_TURN]
     if total > 0 and (total >= 15 or s[E.S_SCORE + seat] + total >= rules[R_GOAL]):
         return E.ACT_HOLD

@@ -37,7 +37,7 @@ def test_greedy_beats_random_and_epsilon_one_is_random():
 
 
 @njit
-def _first_legal(s, rules, seat, params, rng, buf):
+def _first_legal(s, rules, aux, seat, params, rng, buf):
     E.legal_actions(s, rules, buf)
     return buf[0, 0], buf[0, 1], buf[0, 2], buf[0, 3]
 

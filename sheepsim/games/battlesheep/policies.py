@@ -2,9 +2,9 @@
 
 Every policy has the same signature (DESIGN section 4):
 
-    policy(s, rules, seat, params, rng, buf) -> (kind, a, b, c)
+    policy(s, rules, aux, seat, params, rng, buf) -> (kind, a, b, c)
 
-`s` is the state (engine.py layout) with `seat` to act, `params` a float64 vector of
+`s` is the state (engine.py layout) with `seat` to act, `aux` the start state, `params` a float64 vector of
 the policy's parameters, `rng` the seat's random stream (uint64[4]) and `buf` a
 scratch int32[MAX_ACTIONS, 4] action buffer. The result is one legal action.
 Built-ins are called by integer id through `choose`, so the cached chunk kernel makes
@@ -27,6 +27,7 @@ from .engine import (DQ, DR, H_NHEX, H_NSTACKS, H_NTILES, H_PHASE, H_PLAYERS, HE
                      slide_end, stack_hex, tile_contacts)
 
 RANDOM, GREEDY = 0, 1
+LAST_BUILTIN = GREEDY
 # greedy's parameter vector
 P_EPSILON, P_OPPONENT = 0, 1
 # _best_tile's grid value of a pasture cell: any sum including it is negative
@@ -35,7 +36,7 @@ OVERLAP = -64
 
 
 @njit(cache=True)
-def random_policy(s, rules, seat, params, rng, buf):
+def random_policy(s, rules, aux, seat, params, rng, buf):
     """Uniform over the legal actions as Part A defines them."""
     phase = s[H_PHASE]
     if phase == PH_BUILD:
@@ -87,7 +88,7 @@ def _reach(s, i):
 
 
 @njit(cache=True)
-def greedy_reference(s, rules, seat, params, rng, buf):
+def greedy_reference(s, rules, aux, seat, params, rng, buf):
     """The definition of `greedy`, kept readable as its test oracle (not registered).
 
     Lists the legal actions into buf and scores each on the board: tiles by
@@ -96,7 +97,7 @@ def greedy_reference(s, rules, seat, params, rng, buf):
     candidates and of the draws is part of the definition.
     """
     if params[P_EPSILON] > 0.0 and rand_float(rng) < params[P_EPSILON]:
-        return random_policy(s, rules, seat, params, rng, buf)
+        return random_policy(s, rules, aux, seat, params, rng, buf)
     n = legal_actions(s, rules, buf)
     best = -1e18
     ties = 0
@@ -333,7 +334,7 @@ def _best_move(s, seat, opponent_weight, rng):
 
 
 @njit(cache=True)
-def greedy(s, rules, seat, params, rng, buf):
+def greedy(s, rules, aux, seat, params, rng, buf):
     """One-ply heuristic (documented in `sheepsim policies battlesheep`).
 
     build: the tile sharing the most edges with the pasture (compact pastures
@@ -344,7 +345,7 @@ def greedy(s, rules, seat, params, rng, buf):
     Same decisions and draws as greedy_reference; buf is not used.
     """
     if params[P_EPSILON] > 0.0 and rand_float(rng) < params[P_EPSILON]:
-        return random_policy(s, rules, seat, params, rng, buf)
+        return random_policy(s, rules, aux, seat, params, rng, buf)
     phase = s[H_PHASE]
     if phase == PH_BUILD:
         return _best_tile(s, rng)
@@ -354,8 +355,15 @@ def greedy(s, rules, seat, params, rng, buf):
 
 
 @njit(cache=True)
-def choose(policy_id, s, rules, seat, params, rng, buf):
+def choose(policy_id, s, rules, aux, seat, params, rng, buf):
     """Dispatch to a built-in policy by id (direct calls, cached)."""
     if policy_id == GREEDY:
-        return greedy(s, rules, seat, params, rng, buf)
-    return random_policy(s, rules, seat, params, rng, buf)
+        return greedy(s, rules, aux, seat, params, rng, buf)
+    return random_policy(s, rules, aux, seat, params, rng, buf)
+
+
+@njit(cache=True)
+def no_user_policies(policy_id, s, rules, aux, seat, params, rng, buf):
+    """The driver's user dispatcher in the built-in kernel: never called (every id is
+    built in), and it keeps `choose` from compiling a second time for arrays."""
+    return 0, 0, 0, 0

@@ -21,9 +21,10 @@ yields, the Magpie's place in the pile) from the mover's stream, and `step` appl
 decision with a given outcome. Kernels trust their inputs.
 
 Kernels index `s` only with non-negative integers, so they take either the array or
-its data pointer (play.py passes the pointer, which numba indexes without the
-negative-index wraparound it adds to every array access). Hot loops compute
+its data pointer (the driver passes the pointer, games/fast.py). Hot loops compute
 candidates without data-dependent branches, which random cards would mispredict.
+
+The contract's hooks (games/driver.py) are at the end; an action is (code, a, b).
 """
 
 import numpy as np
@@ -38,7 +39,8 @@ from .rules import (R_CAP_RESOLUTION, R_EAGLE_JOKER, R_HAND_LIMIT, R_JOKER, R_MA
                     R_MOLE_JOKER, R_MOTHER, R_MUST_DRAW, R_OPTIONAL_SETUP, R_PLAYERS, R_REFILL, R_TRIPLETS,
                     R_TURN_CAP, R_WHITE, R_WOLF, R_WOLF_RETURN, R_ZOO_BASIS, R_ZOO_MAX)
 
-VERSION = 2      # 2: a tie in the built-in policies' placement choice costs one random draw, not one per tie
+VERSION = 3      # 2: a tie in the built-in policies' placement choice costs one random draw, not one per tie
+                 # 3: a won game's `turns` counts the winning turn (it was one short)
 MAX_PLAYERS = 5
 NK = NKINDS
 MAX_CARDS = 96
@@ -417,7 +419,7 @@ def sample_chance(s, rules, code, a, b, rng):
 
 
 @njit(cache=True, inline="always")
-def step(s, rules, code, a, b, chance):
+def apply(s, rules, code, a, b, chance):
     """Apply a legal decision (model.py codes) with its chance outcome."""
     s[H_DECISIONS] += 1
     active = s[H_ACTIVE]
@@ -601,16 +603,179 @@ def legal_decisions(s, rules, buf):
 
 
 @njit(cache=True)
-def outcome(s, row):
+def outcome(s, rules, row):
     """Outcome row (O_* columns) of a finished game."""
     p = s[H_PLAYERS]
     w = s[H_WINNER]
     row[O_WINNER] = w
     row[O_COWINNERS] = (1 << w) if w >= 0 else 0
-    row[O_TURNS] = s[H_TURN]
+    # H_TURN counts completed turns: a win ends the game inside its turn, which counts
+    row[O_TURNS] = s[H_TURN] + (1 - s[H_CAPPED])
     row[O_DRAWS] = s[H_TOTAL_DRAWS]
     row[O_CAPPED] = s[H_CAPPED]
     row[O_DECISIONS] = s[H_DECISIONS]
     for q in range(MAX_PLAYERS):
         row[O_TRIPLETS + q] = triplets(s, q) if q < p else 0
         row[O_ZOO + q] = zoo_cards(s, q) if q < p else 0
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """Every card by kind, wherever it is: hands, zoos, the Wolf's set-aside cards, the
+    watering hole, the draw pile, and the Magpie while it is out of play. The
+    conformance suite checks that it never changes."""
+    p = int(s[H_PLAYERS])
+    rows = (s[HAND:HAND + p * NK].reshape(p, NK).sum(axis=0) + s[ZOO:ZOO + p * NK].reshape(p, NK).sum(axis=0)
+            + s[ASIDE:ASIDE + p * NK].reshape(p, NK).sum(axis=0))
+    rows = rows + np.bincount(s[TABLE:TABLE + s[H_NTABLE]], minlength=NK)
+    rows = rows + np.bincount(s[PILE:PILE + s[H_NPILE]], minlength=NK)
+    rows[MAGPIE] += 0 if s[H_MAGPIE_IN] else 1
+    return rows
+
+
+# --- the engine contract (games/driver.py) ------------------------------------------
+
+ACTION_SIZE = 3
+
+
+@njit(cache=True)
+def start(s, rules, aux, rng):
+    """Every game is dealt (`aux` is unused)."""
+    deal(s, rules, rng)
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    return -1 if s[H_PHASE] == OVER else s[H_ACTOR]
+
+
+@njit(cache=True, inline="always")
+def legal(s, rules, aux, buf):
+    return legal_decisions(s, rules, buf)
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """The rules make no decision of their own (never called)."""
+    return STOP, 0, 0
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    return sample_chance(s, rules, action[0], action[1], action[2], rng)
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, aux, action, outcome):
+    apply(s, rules, action[0], action[1], action[2], outcome)
+
+
+# --- hidden information and standing: determinize, progress (DESIGN sections 2 and 9) --
+#
+# What seat o may know (policies.py): its own HAND row, every public slot (header, SIZE,
+# ZOO, JOKER_AS, ASIDE, TABLE, the pile size) and the KNOWN rows it observes,
+# KNOWN[o, q]. Two more KNOWN slots are public or its own: KNOWN[q, q], seat q's
+# knowledge of its own hand, is only ever moved by public events (a Mole looks at an
+# opponent, never at its owner), so it is the public lower bound every seat shares,
+# and every KNOWN[o', q] is at least it; KNOWN[o', o] is what o' knows of o's own hand,
+# which o can follow card by card. Hidden from o: the other hands beyond KNOWN[o, q],
+# the draw pile's content and order, and what the other seats saw with their Moles
+# (KNOWN[o', q] above KNOWN[q, q] for o', q != o).
+
+# every card of the largest deck (animals, a Black Sheep and an Eagle or Mole per seat,
+# the Magpie, the optional cards) fits in the PILE region, where determinize shuffles
+assert SETUP_ARR[:, 0].max() * COPIES + 2 * MAX_PLAYERS + 1 + 4 <= MAX_CARDS
+
+
+@njit(cache=True)
+def determinize(s, rules, aux, seat, rng):
+    """Re-deal in place everything `seat` cannot see (above), drawing only from `rng`
+    (uint64[4]); `aux` is unused. `s` is the state array or its pointer.
+
+    The unseen cards are, for every other seat q, HAND[q] - KNOWN[seat, q], plus the
+    draw pile. They are shuffled as one pool (Fisher-Yates, rand_below) and dealt
+    back: every other seat keeps KNOWN[seat, q] and gets as many unseen cards as it
+    had (hand sizes stay), the rest is the pile in the shuffled order (its size stays).
+    Every arrangement of the physical cards is equally likely, so every allocation
+    (other hands, pile order) comes with its probability under a uniformly shuffled
+    deck given what the seat knows. Kept: the seat's hand and KNOWN rows, every public
+    slot, KNOWN[q, q] and KNOWN[q', seat], each seat's own Black Sheep (always known,
+    so never in the pool). Other seats' knowledge of third hands falls back to the
+    public bound, KNOWN[o, q] = KNOWN[q, q], except during a Mole decision, where the
+    active player sees the (new) hand it looks at (rules: the Mole shows that hand).
+
+    The result depends only on what the seat knows and on `rng`: the pool is written
+    in kind order before the shuffle and nothing hidden is kept, so two states the seat
+    cannot tell apart give the same re-deal with the same stream (what a search agent
+    needs to pass the hidden-information tests). No allocation: the first other
+    seat's HAND row, re-dealt anyway, holds the kind counts, and the pool is built in
+    the PILE region (it holds at most every card, fewer than MAX_CARDS: the assert
+    below); slots of PILE above the pile size are not part of the state and are left
+    stale. `seat` is a seat in play (0 <= seat < players).
+    """
+    p = s[H_PLAYERS]
+    npile = s[H_NPILE]
+    q0 = 1 if seat == 0 else 0
+    counts = HAND + q0 * NK                             # q0's row counts the pool by kind
+    mine = KNOWN + seat * MAX_PLAYERS * NK              # KNOWN[seat, q, k] = s[mine + q * NK + k]
+    # the unseen cards by kind: q0's excess over what `seat` knows of it ...
+    for k in range(NK):
+        s[counts + k] -= s[mine + q0 * NK + k]
+    # ... every other seat's excess (their rows keep the known part) ...
+    for q in range(p):
+        if q != seat and q != q0:
+            for k in range(NK):
+                known_k = s[mine + q * NK + k]
+                s[counts + k] += s[HAND + q * NK + k] - known_k
+                s[HAND + q * NK + k] = known_k
+    # ... and the pile
+    for i in range(npile):
+        s[counts + s[PILE + i]] += 1
+    # the pool in kind order, from the bottom of the pile up
+    m = 0
+    for k in range(NK):
+        for _ in range(s[counts + k]):
+            s[PILE + m] = k
+            m += 1
+        s[counts + k] = s[mine + q0 * NK + k]     # q0 keeps what `seat` knows
+    for i in range(m - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        s[PILE + i], s[PILE + j] = s[PILE + j], s[PILE + i]
+    # PILE[0:npile] is the new pile; the cards above it go to the hands
+    at = PILE + npile
+    for q in range(p):
+        if q != seat:
+            hidden = s[SIZE + q]
+            for k in range(NK):
+                hidden -= s[mine + q * NK + k]
+            for _ in range(hidden):
+                s[HAND + q * NK + s[at]] += 1
+                at += 1
+    # knowledge of the re-dealt hands: the public bound (KNOWN[q, q]) ...
+    for o in range(p):
+        if o != seat:
+            for q in range(p):
+                if q != seat and q != o:
+                    for k in range(NK):
+                        s[KNOWN + (o * MAX_PLAYERS + q) * NK + k] = s[KNOWN + (q * MAX_PLAYERS + q) * NK + k]
+    # ... but a Mole decision is taken looking at the whole source hand
+    a = s[H_ACTOR]
+    src = s[H_SOURCE]
+    if s[H_PHASE] == MOLE_PHASE and a != seat and src != seat:
+        for k in range(NK):
+            s[KNOWN + (a * MAX_PLAYERS + src) * NK + k] = s[HAND + src * NK + k]
+
+
+@njit(cache=True, inline="always")
+def progress(s, rules, out):
+    """Each seat's standing, out[q] = triplets + zoo cards / 100 (float64[MAX_PLAYERS];
+    0 for seats past the player count).
+
+    Triplets are what wins (H_TO_WIN of them); zoo cards are the rules' own second
+    measure (cap_resolution=most_triplets ranks by triplets, then zoo cards, as
+    _cap_winner does), and a zoo holds at most 16 x 4 + 1 < 100 cards, so the fraction
+    never outweighs a triplet: ordering seats by progress is the cap resolution's
+    ordering. A zoo card also counts after it completes a triplet (a 4th card), as it
+    does there."""
+    p = s[H_PLAYERS]
+    for q in range(MAX_PLAYERS):
+        out[q] = triplets(s, q) + zoo_cards(s, q) / 100.0 if q < p else 0.0

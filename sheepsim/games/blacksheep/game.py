@@ -44,7 +44,7 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, init, specs, rotate, seed, first, n)
+    return K.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
@@ -58,20 +58,11 @@ def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: in
 
 
 def _replay(rules, specs, seed: int, game: int, rotate: bool):
+    """(rules array, streams, seat slots, log, row) of game `game` as the runner plays
+    it; log rows are (actor, code, a, b, chance)."""
     arr = R.to_array(rules)
-    p = rules.num_players
-    rngs = streams(seed, game, P.N_STREAMS)
-    slots = K.seat_slots(game, p, rotate, E.MAX_PLAYERS)
-    ids, params = K.policy_arrays(specs)
-    log = np.full((200_000, 5), -9, dtype=np.int32)
-    row = np.zeros(E.O_SIZE, dtype=np.int32)
-    if all(s.policy.builtin for s in specs):
-        P.replay(arr, ids, params, slots, rngs, row, log)
-    else:
-        s = np.empty(E.STATE_SIZE, dtype=np.int32)
-        buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
-        P.play_game(K.chooser(POL.choose, specs), arr, ids, params, slots, rngs, s, buf, row, log)
-    return arr, rngs, slots, log[log[:, 0] != -9], row
+    log, row, slots, rngs = K.replay(P, arr, initial_state(rules), specs, rotate, seed, game)
+    return arr, rngs, slots, log, row
 
 
 def to_dict(s: np.ndarray) -> dict[str, Any]:
@@ -142,7 +133,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, init, as_json: bool)
     """Every decision with its luck; hands, zoos and the pile after every turn."""
     arr, rngs, slots, log, row = _replay(rules, specs, seed, game, rotate)
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, streams(seed, game, P.N_STREAMS)[0])
+    E.deal(s, arr, rngs[0])
     p = rules.num_players
     events: list[dict[str, Any]] = [{"event": "deal", "state": to_dict(s)}]
     lines = [f"Bye-Bye Black Sheep game {game} of seed {seed}, {p} players, rules {rules.to_json()}",
@@ -151,7 +142,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, init, as_json: bool)
     for seat, code, a, b, chance in log:
         turn = int(s[E.H_TURN])
         before = to_dict(s)
-        E.step(s, arr, int(code), int(a), int(b), int(chance))
+        E.apply(s, arr, int(code), int(a), int(b), int(chance))
         text = describe(int(code), int(a), int(b), int(chance)) + _effect(before, to_dict(s), int(code), int(chance))
         events.append({"event": DECISION_NAMES[code], "seat": int(seat), "decision": [int(code), int(a), int(b)],
                        "chance": int(chance), "state": to_dict(s)})

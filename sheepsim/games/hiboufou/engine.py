@@ -23,6 +23,10 @@ masks by card id (rules.deck_array). State is ONE int32 vector:
 
 (MC = MAX_CARDS.) Only the slots below the sizes are meaningful; `deal` resets the
 header and sizes, not the whole vector. Kernels trust their inputs.
+
+The contract's hooks (games/driver.py): start = deal, legal, outcome, and at the end
+actor, nature, chance, step; an action is (code, a, b). The shuffle at the deal fixes
+the draw pile's order, so no decision has luck of its own.
 """
 
 import numpy as np
@@ -156,7 +160,7 @@ def hand_union(s, deck, seat, k):
     return union
 
 
-# legal_plays, legal_decisions and step are inlined into the game loop (play.py), which
+# legal_plays, legal and apply are inlined into the game loop (driver.py), which
 # also hands them raw pointers: calls and reference counting were a third of a game.
 # Inlining the rest (end of turn, end test) made the cold compile minutes long.
 @njit(cache=True, inline="always")
@@ -197,7 +201,7 @@ def closing_decision(s, rules, n):
 
 
 @njit(cache=True, inline="always")
-def legal_decisions(s, rules, deck, buf):
+def legal(s, rules, deck, buf):
     """Fill buf (int32[MAX_DECISIONS, 3]) with the actor's sorted legal decisions
     (model "Decisions"); return the count (0 once the game is over)."""
     if s[H_OVER]:
@@ -298,13 +302,8 @@ def shuffled_order(n, rng):
 
 @njit(cache=True)
 def deal(s, rules, deck, rng):
-    """Shuffle the card ids with `rng` and set up."""
-    deal_cards(s, rules, deck, deck.shape[0], rng)
-
-
-@njit(cache=True)
-def deal_cards(s, rules, deck, n, rng):
-    """`deal` for a deck of n cards given as a pointer (play.py)."""
+    """Shuffle the card ids with `rng` and set up (the contract's `start`)."""
+    n = deck.shape[0]
     _shuffle_into(s, PILE, n, rng)
     _setup_from_pile(s, rules, deck, n)
 
@@ -345,7 +344,7 @@ def _end_turn(s, rules, deck, refill):
 
 
 @njit(cache=True, inline="always")
-def step(s, rules, deck, code, a, b):
+def apply(s, rules, deck, code, a, b):
     """Apply the actor's legal decision (code, a, b) (model "Transitions")."""
     seat = s[H_ACTOR]
     s[H_DECISIONS] += 1
@@ -431,6 +430,118 @@ def outcome(s, rules, row):
     row[O_DECISIONS] = s[H_DECISIONS]
     for q in range(p):
         row[O_CAPTURES + q] = s[NCAPT + q]
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """How often each card id lies somewhere (hands, piles, the draw pile, captured
+    cards): all ones while every card is in exactly one place. The conformance suite
+    checks that it never changes."""
+    d = to_dict(s)
+    cards = [c for part in ("hands", "row", "captured") for group in d[part] for c in group] + d["pile"]
+    return np.bincount(np.array(cards, dtype=np.int64), minlength=int(s[H_NCARDS]))
+
+
+# --- the rest of the engine contract (games/driver.py) --------------------------------
+
+ACTION_SIZE = 3
+start = deal
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    return -1 if s[H_OVER] else s[H_ACTOR]
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """The rules make no decision of their own (never called)."""
+    return END, 0, 0
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    return -1
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, deck, action, outcome):
+    apply(s, rules, deck, action[0], action[1], action[2])
+
+
+
+# --- hidden information and standing: determinize, progress (DESIGN sections 2 and 9) --
+#
+# What seat o may know (policies.py): its own hand, every face in the row, the
+# captured lists (each card was face up in the row), hand sizes, captured counts, the
+# draw pile's size and the header. Hidden from o: the other hands and the draw pile's
+# content and order. The state keeps no history, so nothing else constrains them.
+
+@njit(cache=True)
+def determinize(s, rules, deck, seat, rng):
+    """Re-deal in place everything `seat` cannot see (above), drawing only from `rng`
+    (uint64[4]). `s` is the state array or its pointer; `deck` the card masks.
+
+    The unseen cards (every card id not in the seat's hand, the row or a captured
+    list) are shuffled as one pool (Fisher-Yates, rand_below) and dealt back: every
+    other seat gets as many as it held, sorted as hands are kept, then the draw pile
+    PILE[H_PTOP:H_PEND] in the shuffled order. Card ids are distinct, so every
+    allocation (the other hands, the pile's order) is equally likely. Kept: the seat's
+    hand, the row, the captured lists, every size and the header.
+
+    The result depends only on what the seat knows and on `rng`: the pool is listed
+    in card-id order before the shuffle. No allocation: the first other seat's HAND
+    region (MC slots, re-dealt anyway) marks the unseen ids, and the pool is built in
+    the slots past the seat's own hand (the pool is at most every card but the seat's
+    hand and the row or captured cards, of which there is always one, so it fits).
+    Slots past a size, and PILE below H_PTOP, are not part of the state and are left
+    stale.
+    """
+    p = s[H_PLAYERS]
+    n = s[H_NCARDS]
+    q0 = 1 if seat == 0 else 0
+    unseen = HAND + q0 * MC                 # unseen[c] = 1: card c is in the pool
+    for c in range(n):
+        s[unseen + c] = 1
+    own = HAND + seat * MC
+    h = s[SIZE + seat]
+    for i in range(h):
+        s[unseen + s[own + i]] = 0
+    for x in range(NSPACES):
+        for i in range(s[ROWN + x]):
+            s[unseen + s[ROW + x * MC + i]] = 0
+    for q in range(p):
+        for i in range(s[NCAPT + q]):
+            s[unseen + s[CAPT + q * MC + i]] = 0
+    # the pool in id order, past the seat's hand; a slot is written before it is
+    # known to be kept (no branch on the cards), and never past the pool's size + 1
+    pool = own + h
+    m = 0
+    for c in range(n):
+        s[pool + m] = c
+        m += s[unseen + c]
+    for i in range(m - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        s[pool + i], s[pool + j] = s[pool + j], s[pool + i]
+    at = pool
+    for q in range(p):
+        if q != seat:
+            k = s[SIZE + q]
+            s[SIZE + q] = 0
+            for _ in range(k):
+                _insert(s, q, s[at])
+                at += 1
+    for i in range(s[H_PTOP], s[H_PEND]):
+        s[PILE + i] = s[at]
+        at += 1
+
+
+@njit(cache=True, inline="always")
+def progress(s, rules, out):
+    """Each seat's standing: out[q] = its captured cards, the score the rules count
+    (float64[MAX_PLAYERS]; 0 for seats past the player count)."""
+    p = s[H_PLAYERS]
+    for q in range(MAX_PLAYERS):
+        out[q] = s[NCAPT + q] if q < p else 0.0
 
 
 def to_dict(s: np.ndarray) -> dict:

@@ -44,9 +44,9 @@ register_policy("hiboufou", "defensive", policy_id=POL.DEFENSIVE,
 
 
 POLICY_HELP = (
-    "A policy is an @njit function policy(s, rules, deck, seat, params, rng, buf) returning one legal "
+    "A policy is an @njit function policy(s, rules, aux, seat, params, rng, buf), aux the deck, returning one legal "
     "decision (code, a, b): (0, card, space) lays a card, (1, 0, 0) ends the turn, (2, 0, 0) is the forced "
-    "draw. engine.legal_decisions(s, rules, deck, buf) lists them in buf. deck[card] is a card's colour mask; "
+    "draw. engine.legal(s, rules, aux, buf) lists them in buf. aux[card] is a card's colour mask; "
     "read only your own hand, the row and public counts (sheepsim/games/hiboufou/policies.py).")
 
 DECK_OPTIONS = ("colours", "colours_per_card", "copies")
@@ -82,7 +82,7 @@ def initial_state(rules, start: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, deck, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, deck, specs, rotate, seed, first, n)
+    return K.play_chunk(P, rules_arr, deck, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
@@ -99,21 +99,10 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool)
     """Every decision, with the three spaces and the hands after every turn."""
     arr = R.to_array(rules)
     p = rules.num_players
-    rngs = streams(seed, game, P.N_STREAMS)
-    slots = K.seat_slots(game, p, rotate, E.MAX_PLAYERS)
-    ids, params = K.policy_arrays(specs)
-    log = np.full((100_000, 4), -9, dtype=np.int32)
-    row = np.zeros(E.O_SIZE, dtype=np.int32)
-    if K.user_policies(specs):
-        # the runner's user kernel calls play_game with the same chooser and streams
-        s = np.empty(E.STATE_SIZE, dtype=np.int32)
-        buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
-        P.play_game(K.chooser(POL.choose, specs), arr, deck, ids, params, slots, rngs, s, buf, row, log)
-    else:
-        P.replay(arr, deck, ids, params, slots, rngs, row, log)
-    log = log[log[:, 0] != -9]
+    log, row, slots, rngs = K.replay(P, arr, deck, specs, rotate, seed, game)
+    log = log[:, :4]        # (actor, code, a, b): no decision has luck
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, deck, streams(seed, game, P.N_STREAMS)[0])
+    E.deal(s, arr, deck, rngs[0])
     name = {c: card_name(int(m)) for c, m in enumerate(deck)}
     events: list[dict[str, Any]] = [{"event": "deal", "state": E.to_dict(s)}]
     generated = np.array_equal(deck, R.deck_array(rules))
@@ -123,7 +112,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool)
     lines += _table(E.to_dict(s), name)
     for seat, code, a, b in log:
         turn = int(s[E.H_TURN])
-        E.step(s, arr, deck, int(code), int(a), int(b))
+        E.apply(s, arr, deck, int(code), int(a), int(b))
         d = E.to_dict(s)
         events.append({"event": DECISION_NAMES[code], "seat": int(seat), "decision": [int(code), int(a), int(b)],
                        "state": d})
