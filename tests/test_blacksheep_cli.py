@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sheepsim.games import driver
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import policies as POL
@@ -26,14 +27,10 @@ OPTIONAL = ["-o", "wolf=on", "-o", "white_sheep=on", "-o", "mother_sheep=on", "-
 EFFECTS = ["-p", "3", "--seed", "1", "--game", "5", "--policy", "threshold:k=4", *OPTIONAL]
 
 
-
-
-
-
 def test_games_lists_blacksheep():
     result = run("games")
     assert result.exit_code == 0
-    assert re.search(r"^blacksheep\s+Bye-Bye Black Sheep\s+2-5 players\s+version 2", result.output, re.M)
+    assert re.search(r"^blacksheep\s+Bye-Bye Black Sheep\s+2-5 players\s+version 3", result.output, re.M)
 
 
 def test_rules_lists_every_option():
@@ -62,7 +59,7 @@ def test_hand_limit_is_the_refill_limit_not_the_starting_hand(players, limit):
     assert help_text.startswith("refill limit") and "does not change the starting hand" in help_text
     from sheepsim.rng import streams
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, R.to_array(R.make(players, {"hand_limit": limit})), streams(1, 0, P.N_STREAMS)[0])
+    E.deal(s, R.to_array(R.make(players, {"hand_limit": limit})), streams(1, 0, P.GAME[5])[0])
     assert list(s[E.SIZE:E.SIZE + players]) == [8 if players == 2 else 7] * players
     assert s[E.H_HAND_LIMIT] == limit
 
@@ -102,8 +99,11 @@ def test_simulate_mixed_policies_writes_parquet_equal_to_the_kernel(tmp_path):
     params = np.zeros((3, 8))
     params[0, 0], params[1, 0] = 4.0, 0.3
     rows = np.zeros((500, E.O_SIZE), dtype=np.int32)
+    faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     P.play_games(R.to_array(R.make(3)), np.zeros(1, dtype=np.int32),
-                 np.array([POL.THRESHOLD, POL.RISK, POL.RANDOM], dtype=np.int64), params, True, np.uint64(7), 0, rows)
+                 np.array([POL.THRESHOLD, POL.RISK, POL.RANDOM], dtype=np.int64), params, True, np.uint64(7), 0, rows,
+                 faults)
+    assert not faults.any()
     for column, o in (("winner", E.O_WINNER), ("turns", E.O_TURNS), ("draws", E.O_DRAWS),
                       ("decisions", E.O_DECISIONS), ("capped", E.O_CAPPED)):
         assert np.array_equal(df[column].to_numpy().astype(np.int64), rows[:, o]), column

@@ -1,5 +1,7 @@
-"""Conformance of the Bye-Bye Black Sheep kernel (DESIGN section 7) and the randomness
-contract (DESIGN section 3).
+"""Conformance of the Bye-Bye Black Sheep kernel (DESIGN section 7): what is specific to
+the game. The generic engine contract (the randomness contract, outcome bounds every game
+shares, the census after every decision, a legal action for every seat to act, user
+policies) is tests/test_conformance.py's, for every game.
 
 Invariants, checked between every two decisions of many kernel games stepped from
 Python (2-5 players, the optional cards off, all on and one at a time, other option
@@ -13,24 +15,26 @@ variants; random seats, and mixed seats so that games are also won):
 * the table is empty and nothing is set aside when a turn starts;
 * the legal decisions are distinct and sorted, the decision taken is one of them;
 * a game ends by a win or at the turn cap, the outcome row agrees with the zoos and
-  with the decisions counted here, and it is the row the kernel's play.replay writes.
+  with the decisions counted here (a won game's turns count the winning turn), and it
+  is the row the kernel's play.replay writes.
 
-Outcome rows of many more games (play_games) respect the bounds. Then the randomness
-contract: same seed same rows, bit-identical for 1 or 2 threads and for any chunking,
-any game replays alone from its index, and the two kinds of luck are exact: the
-random policy is uniform over the legal decisions and a blind draw is uniform over
-the cards of the hand (chi-square over many fresh streams).
+Outcome rows of many more games (play_games) respect the game's bounds; with the same
+policy in every slot, rotation changes nothing but the rotation column (streams belong
+to seats). The luck is exact: the random policy is uniform over the legal decisions of
+given phases and leaves the state alone, a blind draw is uniform over the cards of the
+hand, the Magpie's place is uniform over the gaps of the pile (chi-square over many
+fresh streams), and decisions without luck leave the luck stream alone.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-import numba
 import numpy as np
 import pytest
 from scipy.stats import chisquare
 
+from sheepsim.games import driver
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import policies as POL
@@ -44,6 +48,8 @@ from sheepsim.rng import streams
 MP, NK = E.MAX_PLAYERS, E.NK
 ALL_OPTIONAL = {"wolf": "on", "white_sheep": "on", "mother_sheep": "on", "joker": "on"}
 RA, TH, RI = POL.RANDOM, POL.THRESHOLD, POL.RISK
+N_STREAMS = P.GAME[5]
+AUX = np.zeros(1, dtype=np.int32)     # the game's aux: unused (game.initial_state)
 
 
 def hands(s, p):
@@ -117,12 +123,13 @@ def check_state(s, p, deck, where):
 
 
 def play_checked(rules, seat_ids, seat_params, seed, game, seen):
-    """Step one game (play.play_game's streams and order) checking every state;
-    returns (state, decisions, blind draws). `seen` counts the situations reached."""
+    """Step one game (the driver's streams and order, seat q played by slot q) checking
+    every state; returns (state, decisions, blind draws). `seen` counts the situations
+    reached."""
     p = rules.num_players
     arr = R.to_array(rules)
     deck = full_deck(rules)
-    rngs = streams(seed, game, P.N_STREAMS)
+    rngs = streams(seed, game, N_STREAMS)
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
     buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
     E.deal(s, arr, rngs[0])
@@ -135,14 +142,14 @@ def play_checked(rules, seat_ids, seat_params, seed, game, seen):
         n = E.legal_decisions(s, arr, buf)
         moves = [tuple(int(x) for x in buf[m]) for m in range(n)]
         assert 1 <= n <= E.MAX_DECISIONS and moves == sorted(set(moves)), f"{where}: legal {moves}"
-        code, a, b = (int(x) for x in POL.choose(seat_ids[seat], s, arr, seat, seat_params[seat],
-                                                rngs[P.POLICY_STREAM + seat], buf))
+        code, a, b = (int(x) for x in POL.choose(seat_ids[seat], s, arr, AUX, seat, seat_params[seat],
+                                                rngs[P.POLICY + seat], buf))
         assert (code, a, b) in moves, f"{where}: {(code, a, b)} not legal"
-        chance = int(E.sample_chance(s, arr, code, a, b, rngs[1 + seat]))
+        chance = int(E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
         if code == DRAW_FROM:
             assert 0 <= chance < NK and hands(s, p)[a, chance] > 0, where
             draws += 1
-        E.step(s, arr, code, a, b, chance)
+        E.apply(s, arr, code, a, b, chance)
         t += 1
         assert s[E.H_DECISIONS] == t
         check_state(s, p, deck, f"{where} after {(code, a, b)} chance {chance}")
@@ -158,7 +165,9 @@ SETUP_DEALT = {p: E.SETUP_ARR[p, 1] for p in range(2, 6)}
 
 
 def check_end(s, rules, decisions, draws, row):
-    """A finished game: a win or the cap, and the outcome row says so."""
+    """A finished game: a win or the cap, and the outcome row says so. `turns` is the
+    turns played: the completed ones (H_TURN), and for a won game also the winning turn,
+    which ends inside it."""
     p = rules.num_players
     cap, to_win = rules["turn_cap"], int(s[E.H_TO_WIN])
     trip = triplets_of(s, p)
@@ -178,7 +187,8 @@ def check_end(s, rules, decisions, draws, row):
         assert all(trip[q] < to_win for q in range(p) if q != winner), trip
     assert row[E.O_WINNER] == winner and row[E.O_CAPPED] == capped
     assert row[E.O_COWINNERS] == ((1 << winner) if winner >= 0 else 0)
-    assert row[E.O_TURNS] == s[E.H_TURN] and row[E.O_DECISIONS] == decisions and row[E.O_DRAWS] == draws
+    assert row[E.O_TURNS] == s[E.H_TURN] + (0 if capped else 1)
+    assert row[E.O_DECISIONS] == decisions and row[E.O_DRAWS] == draws
     assert row[E.O_TRIPLETS:E.O_TRIPLETS + MP].tolist() == trip + [0] * (MP - p)
     assert row[E.O_ZOO:E.O_ZOO + MP].tolist() == zoos(s, p).sum(axis=1).tolist() + [0] * (MP - p)
     assert all(row[E.O_ZOO + q] >= 3 * row[E.O_TRIPLETS + q] for q in range(p))
@@ -223,11 +233,14 @@ def test_conservation_and_knowledge_invariants_between_decisions(case):
     for g in range(games):
         s, decisions, draws = play_checked(rules, ids, params, 31, g, seen)
         row = np.zeros(E.O_SIZE, dtype=np.int32)
-        E.outcome(s, row)
+        E.outcome(s, R.to_array(rules), row)
         check_end(s, rules, decisions, draws, row)
         kernel_row = np.zeros(E.O_SIZE, dtype=np.int32)
-        P.replay(R.to_array(rules), ids, params, np.arange(MP, dtype=np.int64) % p, streams(31, g, P.N_STREAMS),
-                 kernel_row, np.empty((0, 5), dtype=np.int32))
+        fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+        taken = P.replay(R.to_array(rules), AUX, ids, params, np.arange(MP, dtype=np.int64) % p,
+                         streams(31, g, N_STREAMS), g, kernel_row, np.empty((0, E.ACTION_SIZE + 2), dtype=np.int32),
+                         fault)
+        assert not fault.any() and taken == decisions
         assert np.array_equal(row, kernel_row), f"game {g}: the stepped game is not the kernel's game"
         ends.add("cap" if s[E.H_CAPPED] else "win")
     if kind == "mixed" and not opts.get("turn_cap"):
@@ -255,7 +268,9 @@ def test_conservation_and_knowledge_invariants_between_decisions(case):
 def run(rules, kind="mixed", seed=11, first=0, n=400, rotate=True):
     ids, params = _seats(kind, rules.num_players)
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
-    P.play_games(R.to_array(rules), np.zeros(1, dtype=np.int32), ids, params, rotate, np.uint64(seed), first, out)
+    faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
+    P.play_games(R.to_array(rules), AUX, ids, params, rotate, np.uint64(seed), first, out, faults)
+    assert not faults.any()
     return out
 
 
@@ -280,9 +295,10 @@ def test_outcome_rows_respect_bounds(p, opts, kind):
     assert ((winner >= -1) & (winner < p)).all()
     assert np.array_equal(rows[:, E.O_COWINNERS], np.where(winner >= 0, 1 << np.maximum(winner, 0), 0))
     assert np.array_equal(rows[:, E.O_ROTATION], np.arange(n) % p)
-    # a game ends by a win or the cap
-    assert (capped == (turns == cap)).all() and (turns <= cap).all()
+    # a game ends by a win or the cap; a won game's turns count the winning turn, so a
+    # game won in the cap-th turn has turns == cap too
     won = ~capped.astype(bool)
+    assert (turns[~won] == cap).all() and (turns[won] <= cap).all() and (turns[won] >= 1).all()
     assert (winner[won] >= 0).all()
     assert (trip[won, :][np.arange(won.sum()), winner[won]] >= to_win).all()
     others = trip.copy()
@@ -299,74 +315,10 @@ def test_outcome_rows_respect_bounds(p, opts, kind):
 
 
 # ---------------------------------------------------------------------------
-# The randomness contract (DESIGN section 3)
+# Streams belong to seats (the rest of the randomness contract: test_conformance.py)
 # ---------------------------------------------------------------------------
 
 N = 300
-CONTRACT_RULES = [
-    pytest.param(R.make(2), id="2p-base"),
-    pytest.param(R.make(3, ALL_OPTIONAL), id="3p-optional"),
-    pytest.param(R.make(5, {**ALL_OPTIONAL, "magpie_entry": "draw_pile_shuffled"}), id="5p-optional-magpie-pile"),
-]
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_same_seed_same_rows(rules):
-    a = run(rules, n=N)
-    assert np.array_equal(a, run(rules, n=N))
-    assert (a[:, E.O_DECISIONS] > 0).all()
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_bit_identical_for_any_thread_count(rules):
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("numba has a single thread here")
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = run(rules, n=N)
-        numba.set_num_threads(2)
-        two = run(rules, n=N)
-    finally:
-        numba.set_num_threads(before)
-    assert np.array_equal(one, two)
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_bit_identical_for_any_chunking(rules):
-    whole = run(rules, n=N)
-    for sizes in ([1, 7, 100, 100, 92], [150, 150], [13] * 23 + [1]):
-        assert sum(sizes) == N
-        starts = np.cumsum([0] + sizes[:-1])
-        parts = {}
-        # chunks run out of order: nothing may carry over from one call to the next
-        for first, size in reversed(list(zip(starts, sizes))):
-            parts[first] = run(rules, first=int(first), n=size)
-        assert np.array_equal(whole, np.concatenate([parts[f] for f in starts])), f"chunking {sizes[:5]}..."
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_any_game_replays_alone_from_its_index(rules):
-    p = rules.num_players
-    rows = run(rules, first=1000, n=60)
-    ids, params = _seats("mixed", p)
-    for i in (0, 1, 2, 17, 59):
-        g = 1000 + i
-        rot = g % p
-        row = np.zeros(E.O_SIZE, dtype=np.int32)
-        log = np.full((5000, 5), -9, dtype=np.int32)
-        P.replay(R.to_array(rules), ids, params, (np.arange(MP, dtype=np.int64) + rot) % p,
-                 streams(11, g, P.N_STREAMS), row, log)
-        row[E.O_ROTATION] = rot
-        assert np.array_equal(row, rows[i]), f"game {g}"
-        assert (log[:, 0] != -9).sum() == row[E.O_DECISIONS]
-
-
-@pytest.mark.parametrize("rules", CONTRACT_RULES)
-def test_randomness_contract_different_seeds_differ(rules):
-    a, b = run(rules, seed=1, n=N), run(rules, seed=2, n=N)
-    assert int((a != b).any(axis=1).sum()) > N // 2
-    assert len({tuple(r) for r in a[:, E.O_TURNS:E.O_DECISIONS + 1]}) > N // 3
 
 
 def test_randomness_contract_rotation_only_reassigns_policies():
@@ -393,15 +345,15 @@ def _find(players, options, predicate, seed=3):
     params = np.zeros(8)
     params[0] = 3.0
     for g in range(300):
-        rngs = streams(seed, g, P.N_STREAMS)
+        rngs = streams(seed, g, N_STREAMS)
         E.deal(s, arr, rngs[0])
         while s[E.H_PHASE] != OVER:
             found = predicate(s, arr)
             if found:
                 return s, arr, found
             seat = s[E.H_ACTOR]
-            code, a, b = POL.choose(TH, s, arr, seat, params, rngs[P.POLICY_STREAM + seat], buf)
-            E.step(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[1 + seat]))
+            code, a, b = POL.choose(TH, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf)
+            E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
     raise AssertionError("no such decision point")
 
 
@@ -427,7 +379,8 @@ def test_random_policy_is_uniform_over_the_legal_decisions(players, phase):
     draws = 300 * n
     counts = dict.fromkeys(moves, 0)
     for i in range(draws):
-        counts[tuple(int(x) for x in POL.random_policy(s, arr, int(s[E.H_ACTOR]), np.zeros(8), _fresh(i), buf))] += 1
+        counts[tuple(int(x) for x in POL.random_policy(s, arr, AUX, int(s[E.H_ACTOR]), np.zeros(8), _fresh(i),
+                                                       buf))] += 1
     assert np.array_equal(s, before), "a policy must not change the state"
     assert sum(counts.values()) == draws and min(counts.values()) > 0
     assert chisquare(list(counts.values())).pvalue > 1e-3, counts
@@ -490,7 +443,7 @@ def test_decisions_without_luck_leave_the_luck_stream_alone():
     buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
     seen = set()
     for g in range(4):
-        rngs = streams(8, g, P.N_STREAMS)
+        rngs = streams(8, g, N_STREAMS)
         E.deal(s, arr, rngs[0])
         while s[E.H_PHASE] != OVER:
             n = E.legal_decisions(s, arr, buf)
@@ -502,6 +455,6 @@ def test_decisions_without_luck_leave_the_luck_stream_alone():
                     assert np.array_equal(luck, _fresh(g))
                     seen.add(code)
             seat = s[E.H_ACTOR]
-            code, a, b = POL.choose(RA, s, arr, seat, np.zeros(8), rngs[P.POLICY_STREAM + seat], buf)
-            E.step(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[1 + seat]))
+            code, a, b = POL.choose(RA, s, arr, AUX, seat, np.zeros(8), rngs[P.POLICY + seat], buf)
+            E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
     assert {STOP, PLACE} <= seen

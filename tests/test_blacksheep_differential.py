@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sheepsim.games import driver
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import reference as ref
@@ -41,18 +42,21 @@ def replay_both(players, options, policy, seed, game):
     rules = R.make(players, options)
     arr = R.to_array(rules)
     ref_rules = ref.Rules(**_reference_options(rules.as_dict()))
-    rngs = streams(seed, game, P.N_STREAMS)
+    rngs = streams(seed, game, P.GAME[5])
     ids = np.full(players, policy, dtype=np.int64)
     params = np.zeros((players, 8))
     params[:, 0] = 3.0 if policy == THRESHOLD else 0.3
     slots = np.arange(E.MAX_PLAYERS, dtype=np.int64) % players
-    log = np.full((100_000, 5), -9, dtype=np.int32)
+    log = np.full((100_000, E.ACTION_SIZE + 2), -9, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    P.replay(arr, ids, params, slots, rngs, row, log)
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+    taken = P.replay(arr, np.zeros(1, dtype=np.int32), ids, params, slots, rngs, game, row, log, fault)
+    assert not fault.any() and 0 < taken <= len(log)
     log = log[log[:, 0] != -9]
+    assert len(log) == taken
 
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, streams(seed, game, P.N_STREAMS)[0])
+    E.deal(s, arr, streams(seed, game, P.GAME[5])[0])
     start = to_dict(s)
     g = ref.new_game(ref_rules, start["hands"], start["pile"])
     assert ref.to_dict(g) == start, "the reference reads the deal differently"
@@ -64,7 +68,7 @@ def replay_both(players, options, policy, seed, game):
         assert int(seat) == int(s[E.H_ACTOR]) == ref.actor(g)
         decision = (int(code), int(a), int(b))
         assert decision in kernel_legal
-        E.step(s, arr, *decision, int(chance))
+        E.apply(s, arr, *decision, int(chance))
         g = ref.apply(g, decision, None if chance < 0 else int(chance))
         assert to_dict(s) == ref.to_dict(g), f"states differ after decision {t} {decision} chance {chance}"
     assert ref.is_over(g) and s[E.H_PHASE] == 7

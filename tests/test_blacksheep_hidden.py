@@ -6,8 +6,8 @@ turns (the KNOWN block: KNOWN[actor, p, k] is a lower bound on seat p's cards of
 k that the actor has from public events and Mole looks). Everything else is hidden.
 
 The test plays seeded games by stepping the kernel from Python (the same streams,
-calls and order as play.play_game, so each game is checked to equal play.replay's
-row at the end). At every decision point it builds alternative states in which the
+calls and order as the driver's play_game, so each game is checked to equal
+play.replay's row at the end). At every decision point it builds alternative states in which the
 hidden cards are re-dealt:
 
     pool = for every other seat p: HAND[p] - KNOWN[actor, p]   (what the actor
@@ -39,6 +39,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from sheepsim.games import driver
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import policies as POL
@@ -50,6 +51,8 @@ from sheepsim.games.blacksheep.model import (ANIMAL, BLACK, DRAW, DRAW_FROM, EAG
 from sheepsim.rng import streams
 
 MP, NK = E.MAX_PLAYERS, E.NK
+N_STREAMS = P.GAME[5]
+AUX = np.zeros(1, dtype=np.int32)     # the game's aux: unused (game.initial_state)
 ALL_OPTIONAL = {"wolf": "on", "white_sheep": "on", "mother_sheep": "on", "joker": "on"}
 
 
@@ -166,7 +169,7 @@ def play_checked(players, options, seats, seed, game, redeals=2, check_every=1):
     rules = R.make(players, options)
     arr = R.to_array(rules)
     deck = ref.full_deck(ref.Rules(**_reference_options(rules.as_dict())))
-    rngs = streams(seed, game, P.N_STREAMS)
+    rngs = streams(seed, game, N_STREAMS)
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
     buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
     alt_buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
@@ -180,7 +183,7 @@ def play_checked(players, options, seats, seed, game, redeals=2, check_every=1):
     while s[E.H_PHASE] != OVER:
         seat = int(s[E.H_ACTOR])
         label, choose, _ = seats[seat]
-        policy_rng = rngs[P.POLICY_STREAM + seat]
+        policy_rng = rngs[P.POLICY + seat]
         if t % check_every == 0:
             assert_consistent(s, deck, f"game {game} decision {t}")
             moves = legal(s, arr, buf)
@@ -191,16 +194,16 @@ def play_checked(players, options, seats, seed, game, redeals=2, check_every=1):
                 assert_consistent(alt, deck, where)
                 assert legal(alt, arr, alt_buf) == moves, f"{where}: the legal decisions depend on hidden cards"
                 rng_real, rng_alt = policy_rng.copy(), policy_rng.copy()
-                d_real = tuple(int(x) for x in choose(s.copy(), arr, seat, vectors[seat], rng_real, buf))
-                d_alt = tuple(int(x) for x in choose(alt, arr, seat, vectors[seat], rng_alt, alt_buf))
+                d_real = tuple(int(x) for x in choose(s.copy(), arr, AUX, seat, vectors[seat], rng_real, buf))
+                d_alt = tuple(int(x) for x in choose(alt, arr, AUX, seat, vectors[seat], rng_alt, alt_buf))
                 if d_real != d_alt or not np.array_equal(rng_real, rng_alt):
                     mismatches.append((where, d_real, d_alt))
                 checks[PHASE_NAMES[s[E.H_PHASE]]] += 1
                 pools.append(pooled)
-        code, a, b = (int(x) for x in choose(s, arr, seat, vectors[seat], policy_rng, buf))
+        code, a, b = (int(x) for x in choose(s, arr, AUX, seat, vectors[seat], policy_rng, buf))
         assert (code, a, b) in legal(s, arr, buf), f"game {game} decision {t}: illegal {(code, a, b)}"
-        chance = int(E.sample_chance(s, arr, code, a, b, rngs[1 + seat]))
-        E.step(s, arr, code, a, b, chance)
+        chance = int(E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
+        E.apply(s, arr, code, a, b, chance)
         t += 1
     assert_consistent(s, deck, f"game {game} at the end")
     return checks, mismatches, pools, s
@@ -217,8 +220,10 @@ def replay_row(players, options, seats, seed, game):
     ids = np.array([IDS[label.split(":")[0]] for label, _, _ in seats], dtype=np.int64)
     params = np.array([_vector(p) for _, _, p in seats])
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    P.replay(R.to_array(rules), ids, params, np.arange(MP, dtype=np.int64) % players,
-             streams(seed, game, P.N_STREAMS), row, np.empty((0, 5), dtype=np.int32))
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+    P.replay(R.to_array(rules), AUX, ids, params, np.arange(MP, dtype=np.int64) % players,
+             streams(seed, game, N_STREAMS), game, row, np.empty((0, E.ACTION_SIZE + 2), dtype=np.int32), fault)
+    assert not fault.any()
     return row
 
 
@@ -250,7 +255,7 @@ def test_decisions_do_not_change_when_hidden_cards_are_redealt(players, options,
         pools += pooled
         # the Python loop is the kernel's own game
         row = np.zeros(E.O_SIZE, dtype=np.int32)
-        E.outcome(s, row)
+        E.outcome(s, R.to_array(R.make(players, options)), row)
         assert np.array_equal(row, replay_row(players, options, seats, seed, g)), f"game {g}"
     # the checks reach the decisions that read knowledge, and the re-deals really hide something
     assert total["draw"] > 200 and total["place"] > 50
@@ -267,7 +272,7 @@ def test_mole_reveals_the_source_hand_to_the_actor():
     for g in range(20):
         rules = R.make(3, ALL_OPTIONAL)
         arr = R.to_array(rules)
-        rngs = streams(7, g, P.N_STREAMS)
+        rngs = streams(7, g, N_STREAMS)
         s = np.empty(E.STATE_SIZE, dtype=np.int32)
         buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
         E.deal(s, arr, rngs[0])
@@ -275,9 +280,9 @@ def test_mole_reveals_the_source_hand_to_the_actor():
         while s[E.H_PHASE] != OVER:
             seat = int(s[E.H_ACTOR])
             before = known(s).copy()
-            code, a, b = POL.choose(POL.THRESHOLD, s, arr, seat, params, rngs[P.POLICY_STREAM + seat], buf)
-            chance = E.sample_chance(s, arr, code, a, b, rngs[1 + seat])
-            E.step(s, arr, code, a, b, chance)
+            code, a, b = POL.choose(POL.THRESHOLD, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf)
+            chance = E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat])
+            E.apply(s, arr, code, a, b, chance)
             if s[E.H_PHASE] == MOLE_PHASE:
                 found += 1
                 src, actor = int(s[E.H_SOURCE]), int(s[E.H_ACTOR])
@@ -293,7 +298,7 @@ def test_mole_reveals_the_source_hand_to_the_actor():
 # ---------------------------------------------------------------------------
 
 @njit
-def cheat_stop_on_eagle(s, rules, seat, params, rng, buf):
+def cheat_stop_on_eagle(s, rules, aux, seat, params, rng, buf):
     """Stops drawing as soon as any opponent's hand holds an Eagle (reads HAND)."""
     if s[E.H_PHASE] != DRAW:
         return POL.play_special(s, rules, seat, rng)
@@ -305,7 +310,7 @@ def cheat_stop_on_eagle(s, rules, seat, params, rng, buf):
 
 
 @njit
-def cheat_eagle_asks_what_is_there(s, rules, seat, params, rng, buf):
+def cheat_eagle_asks_what_is_there(s, rules, aux, seat, params, rng, buf):
     """Threshold play, but the Eagle asks for a species the opponent really holds."""
     if s[E.H_PHASE] == EAGLE_ASK_PHASE:
         for o in range(s[E.H_PLAYERS]):
@@ -315,32 +320,32 @@ def cheat_eagle_asks_what_is_there(s, rules, seat, params, rng, buf):
                 if s[E.HAND + o * NK + ANIMAL + sp - 1] > 0:
                     return EAGLE_ASK, o, sp
         return EAGLE_SKIP, 0, 0
-    return POL.threshold(s, rules, seat, params, rng, buf)
+    return POL.threshold(s, rules, aux, seat, params, rng, buf)
 
 
 @njit
-def cheat_reads_the_pile(s, rules, seat, params, rng, buf):
+def cheat_reads_the_pile(s, rules, aux, seat, params, rng, buf):
     """Threshold play, but keeps drawing while the top card of the draw pile is an
     animal of an odd species (reads PILE: its content and order are hidden)."""
     n = s[E.H_NPILE]
     if s[E.H_PHASE] == DRAW and n > 0 and s[E.PILE + n - 1] >= ANIMAL and (s[E.PILE + n - 1] - ANIMAL) % 2 == 0:
         o, _ = POL.draw_target(s, seat, rng)
         return DRAW_FROM, o, 0
-    return POL.threshold(s, rules, seat, params, rng, buf)
+    return POL.threshold(s, rules, aux, seat, params, rng, buf)
 
 
 @njit
-def cheat_uses_the_random_stream_on_hidden_cards(s, rules, seat, params, rng, buf):
+def cheat_uses_the_random_stream_on_hidden_cards(s, rules, aux, seat, params, rng, buf):
     """Same decisions as threshold, but burns a random number when the next seat holds
     a Mole: the leak shows in the stream, not in this decision."""
     nxt = (seat + 1) % s[E.H_PLAYERS]
     if s[E.HAND + nxt * NK + E.MOLE] > 0:
         POL.rand_below(rng, 2)
-    return POL.threshold(s, rules, seat, params, rng, buf)
+    return POL.threshold(s, rules, aux, seat, params, rng, buf)
 
 
 @njit
-def honest_mole_reads_hand(s, rules, seat, params, rng, buf):
+def honest_mole_reads_hand(s, rules, aux, seat, params, rng, buf):
     """Threshold play; at a MOLE decision it reads the source's HAND directly, which
     the Mole showed it, and takes the highest species there."""
     if s[E.H_PHASE] == MOLE_PHASE:
@@ -349,7 +354,7 @@ def honest_mole_reads_hand(s, rules, seat, params, rng, buf):
             if s[E.HAND + src * NK + ANIMAL + sp - 1] > 0:
                 return E.MOLE_TAKE, ANIMAL + sp - 1, 0
         return E.MOLE_NONE, 0, 0
-    return POL.threshold(s, rules, seat, params, rng, buf)
+    return POL.threshold(s, rules, aux, seat, params, rng, buf)
 
 
 CHEATS = [

@@ -444,7 +444,8 @@ def test_white_sheep_owner_wins_as_non_active_player():
         "table": [WHITE], "pile": [], "set_aside": [empty(), empty()], "magpie_in_play": True,
         "draws": 1, "limit": 0, "placed": 0, "source": -1, "winner": 1, "capped": False}
     assert R.is_over(g) and R.legal_decisions(g) == []
-    assert R.result(g) == {"winner": 1, "capped": False, "triplets": [0, 2], "zoo_cards": [1, 6], "turns": 0}
+    # the game ends inside turn 0 (to_dict turn stays 0); the winning turn counts
+    assert R.result(g) == {"winner": 1, "capped": False, "triplets": [0, 2], "zoo_cards": [1, 6], "turns": 1}
     with pytest.raises(ValueError):
         R.apply(g, D_STOP)
 
@@ -575,11 +576,12 @@ def test_win_by_placement_stops_at_once(card):
     g = _three_draws_then_stop(rules, [BLACK, card], zoos=[[a(5), a(5)], []], pile=[a(1)])
     assert (PLACE, JOKER, 5) in R.legal_decisions(g) or card != JOKER
     g = play(g, (PLACE, card, 5))
-    # The game ends before PLACE_DONE: no refill, the turn is not counted.
+    # The game ends before PLACE_DONE: no refill, the turn is not completed (turn stays 0),
+    # but result()["turns"] counts the winning turn.
     check(g, phase=OVER, actor=-1, winner=0, capped=False, placed=1, limit=0, draws=3, active=0,
           turn=0, hands=[[BLACK, a(10), a(11), a(12)], [BLACK]], pile=[a(1)],
           joker_species=[5 if card == JOKER else 0, 0])
-    assert R.result(g) == {"winner": 0, "capped": False, "triplets": [1, 0], "zoo_cards": [3, 0], "turns": 0}
+    assert R.result(g) == {"winner": 0, "capped": False, "triplets": [1, 0], "zoo_cards": [3, 0], "turns": 1}
 
 
 def test_fourth_card_makes_no_second_triplet():

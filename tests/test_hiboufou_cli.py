@@ -165,7 +165,7 @@ from sheepsim.rng import rand_below
 @register_policy("hiboufou", "my-random", doc="uniform over the legal decisions, as a plugin")
 @njit
 def my_random(s, rules, deck, seat, params, rng, buf):
-    n = E.legal_decisions(s, rules, deck, buf)
+    n = E.legal(s, rules, deck, buf)
     k = rand_below(rng, n)
     return buf[k, 0], buf[k, 1], buf[k, 2]
 
@@ -174,7 +174,7 @@ def my_random(s, rules, deck, seat, params, rng, buf):
 def my_greedy(s, rules, deck, seat, params, rng, buf):
     return greedy(s, rules, deck, seat, params, rng, buf)
 
-@register_policy("hiboufou", "wrong-shape", doc="a Battle Sheep signature: no deck")
+@register_policy("hiboufou", "wrong-shape", doc="the old Battle Sheep signature: no aux (the deck)")
 @njit
 def wrong_shape(s, rules, seat, params, rng, buf):
     return 2, 0, 0
@@ -189,7 +189,7 @@ def test_user_policies_equal_to_built_ins_give_identical_results(tmp_path, monke
     monkeypatch.setattr(POLICIES, "_REGISTRY", dict(POLICIES._REGISTRY))
     plugin = write(tmp_path, "mine.py", PLUGIN)
     listed = run("--plugin", plugin, "policies", "hiboufou")
-    assert "my-random  (user)" in listed.output and "policy(s, rules, deck, seat, params, rng, buf)" in listed.output
+    assert "my-random  (user)" in listed.output and "policy(s, rules, aux, seat, params, rng, buf), aux the deck" in listed.output
 
     user = ["my-random", "my-greedy", "defensive"]
     builtin = ["random", "greedy", "defensive"]
@@ -215,4 +215,4 @@ def test_user_policies_equal_to_built_ins_give_identical_results(tmp_path, monke
     assert "seat 0 (my-random)" in text and "lays " in text
 
     assert_bad(run("--plugin", plugin, "simulate", "hiboufou", "--games", "10", "--policy", "wrong-shape"),
-               "hiboufou policy wrong-shape takes 6 arguments", "(s, rules, deck, seat, params, rng, buf)")
+               "hiboufou policy wrong-shape takes 6 arguments", "(s, rules, aux, seat, params, rng, buf)")

@@ -13,6 +13,7 @@ import numba
 import numpy as np
 import pytest
 
+from sheepsim.games import driver
 from sheepsim.games.hiboufou import engine as E
 from sheepsim.games.hiboufou import play as P
 from sheepsim.games.hiboufou import reference as ref
@@ -74,25 +75,30 @@ def replay_both(players, options, deck, policy, seed, game):
     ids = np.full(players, policy, dtype=np.int64)
     params = np.zeros((players, 8))
     slots = np.arange(E.MAX_PLAYERS, dtype=np.int64) % players
-    log = np.full((100_000, 4), -9, dtype=np.int32)
+    log = np.full((100_000, E.ACTION_SIZE + 2), -9, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    P.replay(arr, masks, ids, params, slots, streams(seed, game, P.N_STREAMS), row, log)
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+    taken = P.replay(arr, masks, ids, params, slots, streams(seed, game, P.GAME[5]), game, row, log, fault)
+    assert not fault.any() and 0 < taken <= len(log)
     log = log[log[:, 0] != -9]
+    assert len(log) == taken
+    assert (log[:, 4] == -1).all(), "Hiboufou decisions have no chance outcome"
+    log = log[:, :4]
 
-    order = E.shuffled_order(len(masks), streams(seed, game, P.N_STREAMS)[0])
+    order = E.shuffled_order(len(masks), streams(seed, game, P.GAME[5])[0])
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
     E.setup(s, arr, masks, order)
     g = ref.new_game(ref_rules, [int(c) for c in order])
     assert E.to_dict(s) == ref.to_dict(g), "the reference reads the deal differently"
     buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
     for t, (seat, code, a, b) in enumerate(log):
-        n = E.legal_decisions(s, arr, masks, buf)
+        n = E.legal(s, arr, masks, buf)
         kernel_legal = [tuple(int(x) for x in buf[m]) for m in range(n)]
         assert kernel_legal == ref.legal_decisions(g), f"legal decisions differ at decision {t}"
         assert int(seat) == int(s[E.H_ACTOR]) == ref.actor(g)
         decision = (int(code), int(a), int(b))
         assert decision in kernel_legal
-        E.step(s, arr, masks, *decision)
+        E.apply(s, arr, masks, *decision)
         g = ref.apply(g, decision)
         d = E.to_dict(s)
         assert d == ref.to_dict(g), f"states differ after decision {t} {decision}"
@@ -122,7 +128,9 @@ def _run(players, options, policy, n, first=0, chunk=None):
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
     step = chunk or n
     for lo in range(0, n, step):
-        P.play_games(arr, masks, ids, params, True, 99, first + lo, out[lo:lo + step])
+        faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
+        P.play_games(arr, masks, ids, params, True, np.uint64(99), first + lo, out[lo:lo + step], faults)
+        assert not faults.any()
     return out
 
 
@@ -156,17 +164,17 @@ def _random_policy_games(players, options, games):
     params = np.zeros(8)
     biggest = 0
     for game in range(games):
-        rngs = streams(5, game, P.N_STREAMS)
+        rngs = streams(5, game, P.GAME[5])
         E.deal(s, arr, masks, rngs[0])
         while not s[E.H_OVER]:
             seat = int(s[E.H_ACTOR])
             biggest = max(biggest, int(s[E.SIZE + seat]))
-            rng = rngs[P.POLICY_STREAM + seat]
-            n = E.legal_decisions(s, arr, masks, buf)
+            rng = rngs[P.POLICY + seat]
+            n = E.legal(s, arr, masks, buf)
             expected = tuple(int(x) for x in buf[rand_below(rng.copy(), n)])
             decision = tuple(int(x) for x in random_policy(s, arr, masks, seat, params, rng, buf))
             assert decision == expected
-            E.step(s, arr, masks, *decision)
+            E.apply(s, arr, masks, *decision)
     return biggest
 
 

@@ -8,8 +8,8 @@ content and order. The state holds no history beyond that, so nothing else const
 the hidden cards.
 
 The test plays seeded games by stepping the kernel from Python (the same streams,
-calls and order as play.play_game, so each game is checked to equal play.replay's row
-at the end). At every decision point it builds alternative states in which the hidden
+calls and order as the driver's play_game, so each game is checked to equal
+play.replay's row at the end). At every decision point it builds alternative states in which the hidden
 cards are re-dealt:
 
     pool = every other seat's hand + the draw pile (PILE[H_PTOP:H_PEND])
@@ -38,6 +38,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from sheepsim.games import driver
 from sheepsim.games.hiboufou import engine as E
 from sheepsim.games.hiboufou import game as GAME
 from sheepsim.games.hiboufou import play as P
@@ -85,7 +86,7 @@ def assert_consistent(s, n_cards, what):
 
 
 def legal(s, rules, deck, buf):
-    n = E.legal_decisions(s, rules, deck, buf)
+    n = E.legal(s, rules, deck, buf)
     return [tuple(int(x) for x in buf[m]) for m in range(n)]
 
 
@@ -151,7 +152,7 @@ def play_checked(players, options, start, seats, seed, game, redeals=2):
     mismatches, pool sizes, share of re-deals that changed the hidden cards, state)."""
     arr, deck = setup(players, options, start)
     n_cards = len(deck)
-    rngs = streams(seed, game, P.N_STREAMS)
+    rngs = streams(seed, game, P.GAME[5])
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
     buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
     alt_buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
@@ -166,7 +167,7 @@ def play_checked(players, options, start, seats, seed, game, redeals=2):
     while s[E.H_OVER] == 0:
         seat = int(s[E.H_ACTOR])
         label, choose = seats[seat]
-        policy_rng = rngs[P.POLICY_STREAM + seat]
+        policy_rng = rngs[P.POLICY + seat]
         assert_consistent(s, n_cards, f"game {game} decision {t}")
         moves = legal(s, arr, deck, buf)
         hidden = [hand(s, q).tolist() for q in range(players) if q != seat] + [draw_pile(s).tolist()]
@@ -191,7 +192,7 @@ def play_checked(players, options, start, seats, seed, game, redeals=2):
         assert (code, a, b) in moves, f"game {game} decision {t}: illegal {(code, a, b)}"
         kinds[DECISION_NAMES[code]] += 1
         labels[label] += 1
-        E.step(s, arr, deck, code, a, b)
+        E.apply(s, arr, deck, code, a, b)
         t += 1
     assert_consistent(s, n_cards, f"game {game} at the end")
     return kinds, labels, mismatches, pools, changed, s
@@ -208,8 +209,10 @@ def replay_row(players, options, start, seats, seed, game):
     ids = np.array([IDS[label] for label, _ in seats], dtype=np.int64)
     params = np.zeros((players, 8))
     row = np.zeros(E.O_SIZE, dtype=np.int32)
-    P.replay(arr, deck, ids, params, np.arange(MP, dtype=np.int64) % players, streams(seed, game, P.N_STREAMS),
-             row, np.empty((0, 4), dtype=np.int32))
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+    P.replay(arr, deck, ids, params, np.arange(MP, dtype=np.int64) % players, streams(seed, game, P.GAME[5]),
+             game, row, np.empty((0, E.ACTION_SIZE + 2), dtype=np.int32), fault)
+    assert not fault.any()
     return row
 
 
@@ -266,7 +269,7 @@ def test_decisions_do_not_change_when_hidden_cards_are_redealt(players, options,
 @njit
 def cheat_starves_the_next_seat(s, rules, deck, seat, params, rng, buf):
     """Lays the card that the NEXT seat's hand matches least (reads its HAND)."""
-    n = E.legal_decisions(s, rules, deck, buf)
+    n = E.legal(s, rules, deck, buf)
     nxt = (seat + 1) % s[E.H_PLAYERS]
     best, best_k = 1 << 30, 0
     for j in range(n):
@@ -286,7 +289,7 @@ def cheat_starves_the_next_seat(s, rules, deck, seat, params, rng, buf):
 def cheat_reads_the_draw_pile(s, rules, deck, seat, params, rng, buf):
     """Greedy, but keeps laying (when it may end the turn) while the card it would draw
     next shares a colour with the centre's top: reads PILE, whose order is hidden."""
-    n = E.legal_decisions(s, rules, deck, buf)
+    n = E.legal(s, rules, deck, buf)
     if (buf[n - 1, 0] == END and buf[0, 0] == PLAY and s[E.H_PTOP] < s[E.H_PEND]
             and deck[s[E.PILE + s[E.H_PTOP]]] & E.top_mask(s, deck, 1)):
         return buf[0, 0], buf[0, 1], buf[0, 2]
@@ -297,7 +300,7 @@ def cheat_reads_the_draw_pile(s, rules, deck, seat, params, rng, buf):
 def cheat_remembers_what_others_drew(s, rules, deck, seat, params, rng, buf):
     """Defensive, but lays the first card sharing a colour with the card drawn last (by
     whichever seat drew it): reads the stale slot below the pile top."""
-    n = E.legal_decisions(s, rules, deck, buf)
+    n = E.legal(s, rules, deck, buf)
     top = s[E.H_PTOP]
     if top > 0:
         last = deck[s[E.PILE + top - 1]]
@@ -323,7 +326,7 @@ def cheat_uses_the_random_stream_on_hidden_cards(s, rules, deck, seat, params, r
 def honest_counts_what_it_has_seen(s, rules, deck, seat, params, rng, buf):
     """Lays the card whose colours are rarest among the cards it has NOT seen (the deck
     minus its hand, every card in the row and every captured card): all public to it."""
-    n = E.legal_decisions(s, rules, deck, buf)
+    n = E.legal(s, rules, deck, buf)
     seen = np.zeros(deck.shape[0], dtype=np.bool_)
     for i in range(s[E.SIZE + seat]):
         seen[s[E.HAND + seat * MC + i]] = True
