@@ -43,7 +43,8 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
 
 # --- the text ----------------------------------------------------------------------------
 
-def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as_json: bool) -> str:
+def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as_json: bool,
+          deck_file=None) -> str:
     """Every action of one game, with the board after each; or JSON events."""
     arr, slots, log, row = _replay(rules, specs, seed, game, rotate, init)
     s = init.copy()

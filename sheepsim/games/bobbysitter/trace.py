@@ -46,7 +46,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
 
 # --- the text ----------------------------------------------------------------------------
 
-def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool) -> str:
+def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool, deck_file=None) -> str:
     """Every flip: the card, who reacted, how and when, what it cost, tokens after."""
     arr, slots, log, log_times, row = _replay(rules, specs, seed, game, rotate, deck)
     p = rules.num_players

@@ -42,7 +42,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
 
 # --- the text ----------------------------------------------------------------------------
 
-def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool) -> str:
+def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool, deck_file=None) -> str:
     """Every decision, with the three spaces and the hands after every turn."""
     arr, slots, log, row = _replay(rules, specs, seed, game, rotate, deck)
     p = rules.num_players

@@ -53,7 +53,8 @@ def state_dict(s: np.ndarray) -> dict[str, Any]:
             "to_act": None if to_act < 0 else to_act, "turns": int(s[E.S_TURNS]), "rolls": int(s[E.S_ROLLS])}
 
 
-def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as_json: bool) -> str:
+def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as_json: bool,
+          deck_file=None) -> str:
     """Every roll and hold of one game with the scores; or JSON events with the full state."""
     arr, slots, log, row = _replay(rules, specs, seed, game, rotate, init)
     s = init.copy()
