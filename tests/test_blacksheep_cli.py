@@ -281,10 +281,10 @@ def test_trace_says_what_a_black_sheep_did():
 def test_trace_narrates_refills():
     text, steps = _trace(*PLAIN)
     lines = text.splitlines()
-    ends = [(i, before, after) for i, (_, _, _, before, after, _) in enumerate(steps) if after["turn"] != before["turn"]]
+    ends = [(before, after) for _, _, _, before, after, _ in steps if after["turn"] != before["turn"]]
     refills = [line for line in lines if line.startswith("    refill")]
     assert len(refills) == len(ends)
-    for line, (_, before, after) in zip(refills, ends):
+    for line, (before, after) in zip(refills, ends):
         a = before["active"]
         if not before["pile"]:
             assert line == "    refill: the draw pile is empty, so nobody draws"
@@ -346,7 +346,8 @@ def test_trace_names_every_effect_and_shows_the_hands_after_each_turn():
 
 def test_trace_states_the_outcome_of_every_effect():
     text, steps = _trace(*EFFECTS)
-    wolf = [(t, q, d, before, after) for t, q, d, before, after, e in steps if e["event"] == "draw" and e["chance"] == 4]
+    wolf = [(t, q, d, before, after) for t, q, d, before, after, e in steps
+            if e["event"] == "draw" and e["chance"] == 4]
     assert wolf, "the traced game must show the Wolf"
     for _, _, d, before, after in wolf:
         o = int(re.match(r"draws blindly from seat (\d)", d).group(1))

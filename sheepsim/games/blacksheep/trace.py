@@ -130,7 +130,8 @@ def _zoo(d: dict, q: int, t: _Table) -> str:
 
 
 def _hands(d: dict, t: _Table, title: str) -> list[str]:
-    magpie = "the Magpie is in play" if d["magpie_in_play"] else "the Magpie lies beside the draw pile (not in play yet)"
+    magpie = ("the Magpie is in play" if d["magpie_in_play"] else
+              "the Magpie lies beside the draw pile (not in play yet)")
     out = [f"  {title}: draw pile {plural(len(d['pile']), 'card')}; {magpie}"]
     for q in range(t.p):
         out.append(f"    seat {q} hand: {_cards(d['hands'][q])}")
@@ -278,7 +279,8 @@ def describe(before: dict, after: dict, code: int, a: int, b: int, chance: int, 
     if code == MOTHER_SKIP:
         return "Mother Sheep: leaves the draw pile alone" + ("" if before["pile"] else " (it is empty)")
     if code == MOTHER_TAKE:
-        return f"Mother Sheep: turns the top card of the draw pile up at the watering hole: {KIND_NAMES[after['table'][-1]]}"
+        return ("Mother Sheep: turns the top card of the draw pile up at the watering hole: "
+                + KIND_NAMES[after["table"][-1]])
     assert code == PLACE_DONE
     placed, limit = before["placed"], before["limit"]
     if limit == 0:
