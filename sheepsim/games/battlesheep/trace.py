@@ -17,6 +17,7 @@ from . import play as P
 from . import policies as POL
 from . import position as POS
 from . import rules as R
+from ..tracetext import rules_lines, seats
 from .render import render_board
 
 
@@ -50,7 +51,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as
     s = init.copy()
     seat_label = {seat: specs[int(slots[seat])].label for seat in range(rules.num_players)}
     events: list[dict[str, Any]] = [{"event": "start", "position": POS.from_state(s)}]
-    lines = [f"Battle Sheep game {game} of seed {seed}, {rules.num_players} players, rules {rules.to_json()}",
+    lines = [f"Battle Sheep game {game} of seed {seed}, {rules.num_players} players", *rules_lines(rules, R.OPTIONS),
              "seats: " + ", ".join(f"{chr(65 + t)}=seat {t} ({seat_label[t]})" for t in seat_label),
              render_board(s)]
     for action in log:
@@ -87,7 +88,7 @@ def _result_dict(row: np.ndarray, p: int) -> dict[str, Any]:
 def _describe_result(r: dict[str, Any]) -> str:
     scores = ", ".join(f"seat {t}: {s} pastures (herd {h})" for t, (s, h) in enumerate(zip(r["scores"], r["herds"])))
     if r["winner"] < 0:
-        return f"Shared result between seats {r['cowinners']}. {scores}"
+        return f"Shared result between {seats(r['cowinners'])}. {scores}"
     how = " on the herd tie-break" if r["tiebreak"] else ""
     if r["loser"] >= 0:
         how = f" because seat {r['loser']} could not move"

@@ -15,6 +15,7 @@ from .. import kernels as K
 from . import engine as E
 from . import play as P
 from . import policies as POL
+from ..tracetext import rules_lines
 from . import rules as R
 
 
@@ -60,7 +61,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as
     s = init.copy()
     seat_label = {seat: specs[int(slots[seat])].label for seat in range(rules.num_players)}
     events: list[dict[str, Any]] = [{"event": "start", "state": state_dict(s)}]
-    lines = [f"Pig game {game} of seed {seed}, {rules.num_players} players, rules {rules.to_json()}",
+    lines = [f"Pig game {game} of seed {seed}, {rules.num_players} players", *rules_lines(rules, R.OPTIONS),
              "seats: " + ", ".join(f"seat {t} ({seat_label[t]})" for t in seat_label)]
     for action, face in log:
         seat = int(s[E.S_TO_ACT])
