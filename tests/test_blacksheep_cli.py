@@ -290,7 +290,7 @@ def test_trace_narrates_refills():
             assert line == "    refill: the draw pile is empty, so nobody draws"
             continue
         if before["pile"] == after["pile"]:
-            assert line == "    refill: no hand needs a card (the other players hold at least 7)"
+            assert line == "    refill: no other hand is below 7 cards, so nobody draws"
             continue
         at, said = 0, []
         for k in (1, 2):

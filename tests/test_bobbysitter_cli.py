@@ -168,7 +168,10 @@ def test_trace_says_why_a_game_ended():
     assert last("-p", "3", "--policy", SLOPPY, "--seed", "1") == ("seat 0 is the last player standing and wins "
                                                                    "after 17 flips; tokens [3, 0, 0]")
     assert last("-p", "2", "--policy", SLOPPY, "--seed", "1", "--game", "4") == (
-        "every remaining player is eliminated on the same card: a draw after 2 flips; tokens [0, 0]")
+        "every remaining player (seats 0 and 1) is eliminated on the same card: a draw after 2 flips; tokens [0, 0]")
+    assert last("-p", "6", "--seed", "1", "--game", "3", "-o", "stack_mode=per_player", "-o",
+                "last_standing_wins=no") == ("seat 2, the last player left, is eliminated: a draw after 89 flips; "
+                                             "tokens [0, 0, 0, 0, 0, 0]")
     capped = ["-p", "3", "--seed", "1", "--game", "3", "-o", "flip_cap=30"]
     assert last(*capped) == ("the flip cap (flip_cap=30) stops the game after 30 flips: seat 1 wins with the most "
                              "tokens (cap_resolution=most_tokens); tokens [1, 3, 0]")

@@ -199,11 +199,11 @@ def _end_of_turn(before: dict, after: dict, code: int, chance: int, t: _Table) -
     order = [(a + k) % t.p for k in range(1, t.p)] + ([a] if t.rules["refill"] == "all" else [])
     assert sum(got) == len(before["pile"]) - len(after["pile"]) and all(got[q] == 0 for q in range(t.p)
                                                                         if q not in order), "refill misread"
-    who = "every hand" if t.rules["refill"] == "all" else "the other players"
+    who = "no hand" if t.rules["refill"] == "all" else "no other hand"
     if not before["pile"]:
         refill = "    refill: the draw pile is empty, so nobody draws"
     elif not any(got):
-        refill = f"    refill: no hand needs a card ({who} hold at least {t.hand_limit})"
+        refill = f"    refill: {who} is below {t.hand_limit} cards, so nobody draws"
     else:
         drawn, at = [], 0
         for q in order:

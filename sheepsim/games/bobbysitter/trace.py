@@ -211,7 +211,10 @@ def _ending(final: dict, last: dict, rules) -> str:
                f"and wins after {flips}; {tokens}"
     if w >= 0:
         return f"seat {w} is the last player standing and wins after {flips}; {tokens}"
-    return f"every remaining player is eliminated on the same card: a draw after {flips}; {tokens}"
+    out = [q for q, alive in enumerate(last["active"]) if alive]
+    if len(out) == 1:
+        return f"seat {out[0]}, the last player left, is eliminated: a draw after {flips}; {tokens}"
+    return f"every remaining player ({seats(out)}) is eliminated on the same card: a draw after {flips}; {tokens}"
 
 
 def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool, deck_file=None) -> str:
