@@ -324,6 +324,9 @@ def test_trace_names_every_effect_and_shows_the_hands_after_each_turn():
     assert any(re.fullmatch(r"Mole: looks at seat \d's hand and takes animal \d+ to the watering hole", d)
                for d in said)
     assert any(re.fullmatch(r"Magpie: takes animal \d+ from seat \d's zoo to the watering hole", d) for d in said)
+    # seat 0 had three animal 9 in its zoo
+    assert ("  turn 12 seat 2: Magpie: takes animal 9 from seat 0's zoo to the watering hole, breaking seat 0's "
+            "triplet of animal 9") in text.splitlines()
     assert any(re.fullmatch(r"White Sheep \(drawn from this seat\): moves animal \d+ from hand to own zoo \(no N - 2 "
                             r"limit\)(; .*)?", d) for d in said)
     assert any(re.fullmatch(r"Mother Sheep: turns the top card of the draw pile up at the watering hole: .+", d)

@@ -264,8 +264,10 @@ def describe(before: dict, after: dict, code: int, a: int, b: int, chance: int, 
                " (every card in their zoos is in a triplet, magpie_can_break_triplet=no)")
         return "Magpie: takes no card from an opponent's zoo" + why
     if code == MAGPIE_TAKE:
-        what = (f"the Joker (bound to species {before['joker_species'][a]})" if b == JOKER else KIND_NAMES[b])
-        return f"Magpie: takes {what} from seat {a}'s zoo to the watering hole"
+        sp = before["joker_species"][a] if b == JOKER else b - ANIMAL + 1
+        what = f"the Joker (bound to species {sp})" if b == JOKER else KIND_NAMES[b]
+        broken = f", breaking seat {a}'s triplet of animal {sp}" if _count(before, a, sp) == 3 else ""
+        return f"Magpie: takes {what} from seat {a}'s zoo to the watering hole{broken}"
     if code == WHITE_NONE:
         return "White Sheep (drawn from this seat): moves no card from hand to own zoo"
     if code in (PLACE, WHITE_PLACE):
