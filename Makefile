@@ -28,9 +28,12 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/sheepsim bench --json reports/bench.json
 
-# numba's disk cache does not notice edits in other modules a kernel calls
+# numba's cache sits in a folder keyed by the package's sources (sheepsim/cache.py), so
+# it never goes stale, but old folders pile up: remove every one (and the tests' own).
+# Without the venv there is no sheepsim to ask where its folders are.
 clean-cache:
-	find sheepsim -name '*.nbi' -delete -o -name '*.nbc' -delete
+	@if [ -x $(BIN)/sheepsim ]; then $(BIN)/sheepsim cache clear --all; fi
+	rm -rf .pytest_cache/sheepsim-numba
 
 clean: clean-cache
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

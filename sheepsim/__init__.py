@@ -8,4 +8,10 @@ import os
 # numpy is imported; a user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+# numba's cache in a folder keyed by a hash of the package's sources (see cache.py):
+# before anything imports numba, which reads NUMBA_CACHE_DIR at import.
+from . import cache as _cache  # noqa: E402
+
+_cache.configure()
+
 __version__ = "0.1.0"

@@ -143,6 +143,7 @@ def cli(plugins) -> None:
       sheepsim run analyses/battlesheep-seat-advantage.toml
       sheepsim run analyses/blacksheep-thresholds.toml --scale 0.1   a quick look
       sheepsim bench                                   every game's speed in one table
+      sheepsim cache info                              numba's cache folder, and stale ones
       sheepsim --plugin mypolicy.py simulate battlesheep --policy mine --policy greedy
     """
     from .policies import load_plugin
@@ -309,6 +310,55 @@ def bench(games, players, n_games, reference_games, threads, json_path, no_start
     if json_path is not None:
         write_json(report, json_path)
         click.echo(f"json: {json_path}")
+
+
+@cli.group("cache")
+def cache_group() -> None:
+    """numba's disk cache of compiled kernels: one folder per version of the sources
+    (any edit to the package starts a new, empty one), under $XDG_CACHE_HOME/sheepsim
+    or ~/.cache/sheepsim. A NUMBA_CACHE_DIR you set is used instead."""
+
+
+def _describe_folder(f) -> str:
+    if not f.files:
+        return f"{f.path}  (empty)"
+    return f"{f.path}  ({f.bytes / 1e6:.1f} MB, {f.files} file{'' if f.files == 1 else 's'})"
+
+
+@cache_group.command("info")
+def cache_info() -> None:
+    """Show the cache folder in use and the stale ones beside it.
+
+    Prints the folder in use with its size and number of files, then the other
+    sheepsim cache folders (older sources, another numba, or another checkout)."""
+    from . import cache as C
+    info = C.info()
+    whose = "" if info.managed else f"  [{C.ENV}, set by you]"
+    click.echo(f"in use: {_describe_folder(info.current)}{whose}")
+    if not info.others:
+        click.echo(f"no other sheepsim cache folders in {info.root}")
+        return
+    click.echo(f"other sheepsim cache folders (older sources, another numba, or another checkout), "
+               f"{sum(f.bytes for f in info.others) / 1e6:.1f} MB in all; `sheepsim cache clear --all` "
+               f"removes them:")
+    for f in info.others:
+        click.echo(f"  {_describe_folder(f)}")
+
+
+@cache_group.command("clear")
+@click.option("--all", "everything", is_flag=True,
+              help="Also remove every other sheepsim cache folder (older sources, other numba versions, "
+                   "other checkouts: those recompile on their next run).")
+def cache_clear(everything: bool) -> None:
+    """Remove the cache folder in use (--all: every sheepsim one).
+
+    The next run compiles its kernels afresh (a few minutes for every game)."""
+    from . import cache as C
+    removed = C.clear(everything)
+    for f in removed:
+        click.echo(f"removed {_describe_folder(f)}")
+    if not removed:
+        click.echo(f"nothing to remove in {C.root()}")
 
 
 def main() -> None:

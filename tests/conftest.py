@@ -14,9 +14,22 @@ drawing IS the test data (same convention as tests/test_battlesheep_reference.py
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
-import numpy as np
+# The test session's own numba cache, keyed like the user's (sheepsim/cache.py) but in
+# the repository's ignored .pytest_cache: a repeat run of the same sources is warm (a
+# fresh folder per session would cold-compile every kernel, minutes), and an edit
+# starts a new folder. Set before numba is imported; a NUMBA_CACHE_DIR set by the
+# developer wins, as it does for users.
+_USER_CACHE = os.environ.get("NUMBA_CACHE_DIR")
+from sheepsim import cache as _cache  # noqa: E402  (import sheepsim sets NUMBA_CACHE_DIR)
+
+if not _USER_CACHE:
+    _cache.use(_cache.folder(Path(__file__).resolve().parent.parent / ".pytest_cache" / "sheepsim-numba"))
+
+import numpy as np  # noqa: E402
 
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import position as POS

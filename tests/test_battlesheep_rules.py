@@ -621,6 +621,54 @@ def test_validation_sheep_totals_and_placement_and_build():
         POS.to_state(pos, POS.rules_for(pos))
 
 
+@pytest.mark.parametrize("field,value,match", [
+    ("version", 2, r"version 2 is not supported; sheepsim reads version 1"),
+    ("version", True, r"version True is not supported"),
+    ("version", 1.0, r"version 1.0 is not supported"),
+    ("coords", "cube", r"coords 'cube' is not supported; sheepsim reads 'axial'"),
+])
+def test_validation_version_and_coords(field, value, match):
+    def edit(p):
+        p[field] = value
+    _bad(edit, match)
+
+
+def test_version_and_coords_may_be_left_out():
+    pos = copy.deepcopy(VALID)
+    del pos["version"], pos["coords"]
+    rules, ra, s = kernel_of(pos)
+    assert legal(s, ra) == keys([mv((0, 0), (2, 0), n) for n in (1, 2, 3)])
+
+
+@pytest.mark.parametrize("q,r", [(2**32, 0), (0, -2**31), (E.MAX_COORD + 1, 0), (0, -E.MAX_COORD - 1)])
+def test_validation_coordinates_out_of_range(q, r):
+    def edit(p):
+        p["cells"][3].update(q=q, r=r)
+    _bad(edit, rf"cell 3 \({q}, {r}\) is outside the coordinates sheepsim supports: "
+               rf"q and r must be within -{E.MAX_COORD}\.\.{E.MAX_COORD}")
+
+
+@pytest.mark.parametrize("q0,r0", [(600, 0), (-600, 0), (0, -600), (E.MAX_COORD - 1, E.MAX_COORD - 1),
+                                   (-E.MAX_COORD, -E.MAX_COORD)])
+def test_far_positions_build_like_the_origin(q0, r0):
+    # the tile candidates were packed in 10 bits per coordinate: beyond about +-509
+    # the list came out short or empty and greedy played a stale action
+    def translated(moves, dq, dr):
+        return {canon({"tile": [[q + dq, r + dr] for q, r in m["tile"]]}) for m in moves}
+    _, ra, s0, _ = load("|. .\n| . .", 2, 16, "build", 1)
+    _, ra, s, _ = load("|. .\n| . .", 2, 16, "build", 1, q0=q0, r0=r0)
+    moves = POS.legal_json(s, ra)
+    assert len(moves) == 42 and translated(POS.legal_json(s0, ra), q0, r0) == keys(moves)
+    # greedy builds the whole pasture out there, every tile touching it
+    buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
+    rng = streams(7, 0, 1)[0]
+    while phase_of(s) == "build":
+        kind, o, q, r = POL.greedy(s, ra, int(s[E.H_TO_MOVE]), np.array([0.0, 1.0]), rng, buf)
+        assert kind == E.KIND_TILE and E.tile_contacts(s, o, q, r) > 0
+        E.step(s, ra, kind, o, q, r)
+    assert int(s[E.H_NHEX]) == 32 and phase_of(s) == "place"
+
+
 def test_rule_options_are_validated_with_the_allowed_values():
     with pytest.raises(SheepsimError, match=r"board=preset:ring-4p has 16 tiles.*presets that fit: "
                                             r"preset:parallelogram-2p, preset:ring-2p"):

@@ -54,6 +54,19 @@ def test_rules_lists_every_option():
     assert defaults["turn_cap"] == 500 and defaults["magpie_entry"] == "trigger_hand"
 
 
+@pytest.mark.parametrize("players,limit", [(2, 12), (3, 9)])
+def test_hand_limit_is_the_refill_limit_not_the_starting_hand(players, limit):
+    # what `sheepsim rules` says is what the deal does: hand_limit sets the refill
+    # limit only; the starting hand stays as dealt by player count (8 for 2 players, else 7)
+    help_text = next(o.help for o in R.OPTIONS if o.name == "hand_limit")
+    assert help_text.startswith("refill limit") and "does not change the starting hand" in help_text
+    from sheepsim.rng import streams
+    s = np.empty(E.STATE_SIZE, dtype=np.int32)
+    E.deal(s, R.to_array(R.make(players, {"hand_limit": limit})), streams(1, 0, P.N_STREAMS)[0])
+    assert list(s[E.SIZE:E.SIZE + players]) == [8 if players == 2 else 7] * players
+    assert s[E.H_HAND_LIMIT] == limit
+
+
 def test_policies_lists_the_builtins_with_parameters():
     result = run("policies", "blacksheep")
     assert result.exit_code == 0

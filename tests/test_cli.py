@@ -37,9 +37,9 @@ def write(tmp_path: Path, data, name="pos.json") -> str:
 def test_help_lists_every_command():
     result = run("--help")
     assert result.exit_code == 0
-    for command in ("games", "rules", "policies", "simulate", "trace", "legal", "run", "bench"):
+    for command in ("games", "rules", "policies", "simulate", "trace", "legal", "run", "bench", "cache"):
         assert command in result.output
-    for command in ("simulate", "trace", "legal", "run", "bench", "rules", "policies"):
+    for command in ("simulate", "trace", "legal", "run", "bench", "rules", "policies", "cache"):
         sub = run(command, "--help")
         assert sub.exit_code == 0 and "Usage:" in sub.output
 
@@ -137,6 +137,42 @@ def test_simulate_from_position(tmp_path):
     assert "50 games" in result.output
 
 
+def _build_position(q0: int, r0: int) -> dict:
+    """Seat 1 to build, after seat 0's first tile with its anchor on (q0, r0)."""
+    hexes = [(q0, r0), (q0 + 1, r0), (q0, r0 + 1), (q0 + 1, r0 + 1)]
+    return {"game": "battle-sheep", "version": 1, "coords": "axial", "num_players": 2, "stack_size": 16,
+            "phase": "build", "to_move": 1, "cells": [_cell(q, r) for q, r in hexes]}
+
+
+# far from the origin, up to the documented limit (tiles built later reach beyond it)
+FAR = [(600, 0), (-600, 0), (0, 600), (-510, 509), (999_999, -1_000_000), (-1_000_000, 999_999)]
+
+
+@pytest.mark.parametrize("q0,r0", FAR)
+def test_legal_far_from_the_origin_is_the_translated_origin_list(tmp_path, q0, r0):
+    at_origin = json.loads(run("legal", write(tmp_path, _build_position(0, 0), "origin.json")).output)
+    far = run("legal", write(tmp_path, _build_position(q0, r0), "far.json"))
+    assert far.exit_code == 0, far.output
+    moved = [{"tile": [[q + q0, r + r0] for q, r in m["tile"]]} for m in at_origin]
+    assert len(at_origin) == 42 and json.loads(far.output) == moved
+
+
+@pytest.mark.parametrize("q0,r0", [FAR[0], FAR[4], FAR[5]])
+def test_simulate_far_from_the_origin_plays_the_same_games(tmp_path, q0, r0):
+    # the rules do not depend on where the pasture lies: every game, built by greedy
+    # and random tiles, ends exactly as the same games started at the origin
+    frames = []
+    for name, q, r in (("origin", 0, 0), ("far", q0, r0)):
+        out = tmp_path / name
+        result = run("simulate", "battlesheep", "--games", "60", "--seed", "4", "--policy", "greedy",
+                     "--policy", "random", "--from-position", write(tmp_path, _build_position(q, r), f"{name}.json"),
+                     "--out", str(out), "-q")
+        assert result.exit_code == 0, result.output
+        frames.append(pd.read_parquet(out / "chunk-000000.parquet"))
+    assert frames[0]["hexes"].eq(32).all()            # every game built its whole pasture
+    pd.testing.assert_frame_equal(frames[0], frames[1])
+
+
 @pytest.mark.parametrize("args,needles", [
     (["simulate", "chess"], ["unknown game 'chess'", "battlesheep"]),
     (["rules", "chess"], ["unknown game", "valid games"]),
@@ -187,6 +223,13 @@ BAD_POSITIONS = [
     (_variant(tiles=[[[0, 0], [1, 0], [2, 0], [3, 0]]]), ["not a 2x2 rhombus"]),
     (_variant(cells=[_cell(0, 0), _cell(1, 0, 0, 15), _cell(0, 1, 1, 16), _cell(-1, 1, None, 1)]),
      ["owner needs a height"]),
+    (_variant(version=2), ["version 2 is not supported", "reads version 1"]),
+    (_variant(version="1"), ["version '1' is not supported", "reads version 1"]),
+    (_variant(coords="offset"), ["coords 'offset' is not supported", "reads 'axial'"]),
+    (_variant(cells=[_cell(2**32, 0)] + MOVE_POSITION["cells"][1:], tiles=None),
+     ["cell 0 (4294967296, 0) is outside", "-1000000..1000000"]),
+    (_build_position(1_000_000, -1), ["cell 1 (1000001, -1) is outside", "-1000000..1000000"]),
+    (_variant(tiles=[[[0, 0], [1, 0], [0, 1], [-1, 10**6 + 1]]]), ["tile 0 hex", "is outside", "-1000000..1000000"]),
 ]
 
 

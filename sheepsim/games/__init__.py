@@ -28,3 +28,11 @@ def get_game(name: str) -> GameSpec:
     if key not in games:
         raise SheepsimError(f"unknown game {name!r}; valid games: {', '.join(games)}")
     return games[key]
+
+
+def kernel_modules(name: str):
+    """(engine, policies, play) modules of a registered game: the contract's hooks
+    (driver.py) for generic tools and the conformance suite."""
+    import importlib
+    key = get_game(name).name
+    return tuple(importlib.import_module(f"{__name__}.{key}.{part}") for part in ("engine", "policies", "play"))

@@ -2,9 +2,8 @@
 policies, the chunk call, and the generic result columns (DESIGN 5 and 8).
 
 Built-in policies run in each game's cached `play_games` kernel, dispatched by id.
-User policies are chained in front of the game's built-in `choose` (one small @njit
-dispatcher per user policy, with the game's policy arguments) and run in a kernel that
-`make_play_games` compiles once per process.
+User policies get one small @njit dispatcher by id (`chooser`) and run in kernels
+that driver.user_kernels compiles once per process.
 """
 
 from __future__ import annotations
@@ -17,41 +16,40 @@ import pandas as pd
 
 from ..errors import SheepsimError
 from ..policies import PolicyDef, PolicySpec
+from . import driver
 
 _kernels: dict[tuple, Any] = {}
 
-
-def policy_args(builtin: Callable) -> tuple[str, ...]:
-    """A game's policy arguments, read from its built-in dispatcher
-    `choose(policy_id, *policy arguments)`: e.g. (s, rules, seat, params, rng, buf), or
-    (s, rules, deck, seat, params, rng, buf) for Hiboufou. The dispatcher is the one
-    place that spells the signature, so user policies follow it without a per-game list."""
-    fn = getattr(builtin, "py_func", builtin)
-    names = tuple(inspect.signature(fn).parameters)
-    assert names and names[0] == "policy_id", f"{fn.__qualname__} must take policy_id first"
-    return names[1:]
+# The one user-policy signature of every turn-based game (driver.py); Bobby Sitter's
+# player models keep theirs (play.USER_ARGS)
+USER_ARGS = ("s", "rules", "aux", "seat", "params", "rng", "buf")
 
 
-def with_user(previous: Callable, uid: int, fn: Callable, args: tuple[str, ...]) -> Callable:
+def _dispatcher(source: str, namespace: dict) -> Callable:
+    from numba import njit
+    # __name__ gives the function a module; without one, pickling it (numba does, for
+    # parallel kernels) searches every module for a `choose` and trips numpy's deprecations
+    namespace["__name__"] = __name__
+    exec(compile(source, "<sheepsim user-policy dispatcher>", "exec"), namespace)
+    return njit(namespace["choose"])
+
+
+def with_user(previous: Callable | None, uid: int, fn: Callable, args: tuple[str, ...]) -> Callable:
     """An @njit dispatcher `choose(policy_id, *args)` that calls `fn(*args)` for policy
-    id `uid` and `previous(policy_id, *args)` otherwise.
+    id `uid` and `previous(policy_id, *args)` otherwise (every id, without `previous`).
 
     The source is written out for the game's argument list rather than taking
-    `*args`: numba refuses star-args calls into the built-in dispatchers (they are
-    inline="always"). uid, fn and previous are globals of the generated function, which
-    numba freezes as compile-time constants, exactly as it does closure variables."""
-    from numba import njit
-
+    `*args`: numba refuses star-args calls into inlined dispatchers. uid, fn and
+    previous are globals of the generated function, which numba freezes as
+    compile-time constants, exactly as it does closure variables."""
     arglist = ", ".join(args)
+    if previous is None:
+        return _dispatcher(f"def choose(policy_id, {arglist}):\n    return fn({arglist})\n", {"fn": fn})
     source = (f"def choose(policy_id, {arglist}):\n"
               f"    if policy_id == uid:\n"
               f"        return fn({arglist})\n"
               f"    return previous(policy_id, {arglist})\n")
-    # __name__ gives the function a module; without one, pickling it (numba does, for
-    # parallel kernels) searches every module for a `choose` and trips numpy's deprecations
-    namespace = {"__name__": __name__, "uid": uid, "fn": fn, "previous": previous}
-    exec(compile(source, f"<sheepsim dispatcher for user policy {uid}>", "exec"), namespace)
-    return njit(namespace["choose"])
+    return _dispatcher(source, {"uid": uid, "fn": fn, "previous": previous})
 
 
 def _check_user_policy(policy: PolicyDef, args: tuple[str, ...]) -> None:
@@ -65,10 +63,10 @@ def _check_user_policy(policy: PolicyDef, args: tuple[str, ...]) -> None:
                             f"{len(args)}: ({', '.join(args)})")
 
 
-def chooser(builtin: Callable, specs: list[PolicySpec]) -> Callable:
-    """The game's built-in dispatcher with every user policy of `specs` in front."""
-    args = policy_args(builtin)
-    choose = builtin
+def chooser(play, specs: list[PolicySpec]) -> Callable:
+    """A dispatcher over every user policy of `specs`, by id."""
+    args = getattr(play, "USER_ARGS", USER_ARGS)
+    choose = None
     users = {p.policy.id: p.policy for p in specs if not p.policy.builtin}
     for uid in sorted(users):
         _check_user_policy(users[uid], args)
@@ -93,21 +91,68 @@ def seat_slots(game: int, players: int, rotate: bool, size: int) -> np.ndarray:
     return np.array([(seat + rot) % players for seat in range(size)], dtype=np.int64)
 
 
-def play_chunk(play, builtin: Callable, row_size: int, rules_arr: np.ndarray, init: np.ndarray,
-               specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    """Rows of games first .. first + n - 1; `play` is the game's play module
-    (with `play_games` and `make_play_games`), `builtin` its `choose`."""
-    out = np.zeros((n, row_size), dtype=np.int32)
+def user_kernels(play, specs: list[PolicySpec]):
+    """(chunk kernel, replay kernel) of `play`'s game with the user policies of `specs`.
+
+    Closures are not found in numba's disk cache, so these compile once per process
+    (the documented slower start of user policies); games run at full speed."""
+    key = (play.__name__, tuple(sorted({p.policy.id for p in specs if not p.policy.builtin})))
+    if key not in _kernels:
+        make = getattr(play, "user_kernels", None) or (lambda choose: driver.user_kernels(play, choose))
+        _kernels[key] = make(chooser(play, specs))
+    return _kernels[key]
+
+
+def raise_fault(play, fault: np.ndarray, specs: list[PolicySpec], players: int, rotate: bool) -> None:
+    code, game, seat, decision = (int(x) for x in fault[:4])
+    label = specs[int(seat_slots(game, players, rotate, players)[seat])].label if 0 <= seat < players else "nature"
+    action = tuple(int(x) for x in fault[4:4 + play.GAME[2]])
+    where = f"game {game}, seat {seat} ({label}), decision {decision}"
+    if code == driver.FAULT_ILLEGAL:
+        raise SheepsimError(f"policy {label} returned the illegal action {action} in {where}: "
+                            f"a policy must return one of the legal actions (engine.legal)")
+    if code == driver.FAULT_NO_LEGAL:
+        raise SheepsimError(f"no legal action where the rules require one, in {where}: "
+                            f"the position cannot be played (a rules or engine defect)")
+    raise SheepsimError(f"{where}: the game did not end within {driver.MAX_STEPS:,} decisions")
+
+
+def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,
+               first: int, n: int) -> np.ndarray:
+    """Rows of games first .. first + n - 1; `play` is the game's play module (with
+    `play_games`, `user_kernels` and GAME). A fault (a user policy's illegal action)
+    raises a one-line SheepsimError naming the policy, game, seat and action."""
+    out = np.zeros((n, play.O_SIZE), dtype=np.int32)
+    faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     ids, params = policy_arrays(specs)
-    if user_policies(specs):
-        key = (play.__name__, tuple(sorted({p.policy.id for p in specs if not p.policy.builtin})))
-        if key not in _kernels:
-            _kernels[key] = play.make_play_games(chooser(builtin, specs))
-        kernel = _kernels[key]
-    else:
-        kernel = play.play_games
-    kernel(rules_arr, init, ids, params, rotate, np.uint64(seed), first, out)
+    kernel = user_kernels(play, specs)[0] if user_policies(specs) else play.play_games
+    kernel(rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+    hit = faults[faults[:, 0] != 0]
+    if len(hit):
+        raise_fault(play, hit[np.argmin(hit[:, 1])], specs, int(rules_arr[0]), rotate)
     return out
+
+
+def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,
+           game: int, log_rows: int = 4096) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(log, row, seat slots, streams) of game `game` exactly as the runner plays it;
+    log row t is decision t as (actor, action..., chance)."""
+    from ..rng import streams
+    players = int(rules_arr[0])
+    slots = seat_slots(game, players, rotate, play.GAME[7])
+    ids, params = policy_arrays(specs)
+    kernel = user_kernels(play, specs)[1] if user_policies(specs) else play.replay
+    while True:
+        rngs = streams(seed, game, play.GAME[5])
+        log = np.zeros((log_rows, play.GAME[2] + 2), dtype=np.int32)
+        row = np.zeros(play.O_SIZE, dtype=np.int32)
+        fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+        t = kernel(rules_arr, aux, ids, params, slots, rngs, game, row, log, fault)
+        if fault[0] != 0:
+            raise_fault(play, fault, specs, players, rotate)
+        if t <= log_rows:
+            return log[:t], row, slots, streams(seed, game, play.GAME[5])
+        log_rows = int(t)       # a long game: replay it with a log that fits
 
 
 def frame(rows: np.ndarray, specs: list[PolicySpec], seed: int, first: int, players: int, rotation_col: int,

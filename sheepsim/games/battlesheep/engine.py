@@ -35,13 +35,17 @@ Actions are four int32 [KIND, a, b, c]:
 
 Phases: PH_BUILD -> PH_PLACE -> PH_MOVE -> PH_OVER. Seat 0 acts first in every phase
 (Part A). Kernels trust their inputs: `game.py` validates before calling them.
+
+The contract's hooks (games/driver.py) are at the end. Battle Sheep has no luck but
+option board=random, where the rules build the pasture (`nature`, from stream 0).
 """
 
 import numpy as np
 from numba import njit
 
 from ...rng import rand_below
-from .rules import (NO_MOVE_LOSES, NO_MOVE_SKIP, PLACE_REVERSE,
+from ..driver import NATURE
+from .rules import (BOARD_RANDOM, R_BOARD, NO_MOVE_LOSES, NO_MOVE_SKIP, PLACE_REVERSE,
                     R_FINAL_TIE, R_NO_MOVE, R_PLACEMENT, R_PLAYERS, R_STACK, R_START_ZONE,
                     R_TILES, START_ANY, TIE_SECOND_HERD)
 
@@ -50,6 +54,16 @@ MAX_PLAYERS = 4
 MAX_TILES = 24
 MAX_HEX = 4 * MAX_TILES
 MAX_ACTIONS = 8192          # > 12 candidate tiles per open edge of a 96-hex pasture
+# Hex coordinates a position may use (position.py rejects others). Candidate tiles
+# are sorted as int64 keys packing (orientation, q, r) in TILE_KEY_BITS bits each, q
+# and r offset by half the span. From a position inside +-MAX_COORD, building adds at
+# most MAX_TILES tiles, each reaching at most 3 hexes further out, and a candidate
+# tile 3 more: all inside the packed span, and int32 sums of coordinates cannot overflow.
+MAX_COORD = 1_000_000
+TILE_KEY_BITS = 21
+TILE_KEY_SPAN = 1 << TILE_KEY_BITS
+TILE_KEY_OFFSET = TILE_KEY_SPAN // 2
+assert MAX_COORD + 3 * (MAX_TILES + 1) < TILE_KEY_OFFSET
 
 # header: players, phase, seat to act (-1 when over), hexes, tiles placed, stacks
 # placed, sheep moves made, actions taken, seat that lost (no_move=player_loses) or
@@ -327,7 +341,7 @@ def _pass_turn(s, rules, seat):
 
 
 @njit(cache=True)
-def step(s, rules, kind, a, b, c):
+def apply(s, rules, kind, a, b, c):
     """Apply one legal action in place (see the action encoding above)."""
     p = s[H_PLAYERS]
     s[H_PLIES] += 1
@@ -357,7 +371,8 @@ def step(s, rules, kind, a, b, c):
 
 @njit(cache=True)
 def _tile_candidates(s):
-    """Sorted distinct keys (orientation, q, r) of tiles touching the pasture."""
+    """Sorted distinct keys (orientation, q, r) of tiles touching the pasture
+    (packed as described at MAX_COORD, so sorting them sorts by orientation, q, r)."""
     n = s[H_NHEX]
     keys = np.empty(n * 6 * 12, dtype=np.int64)
     m = 0
@@ -371,7 +386,7 @@ def _tile_candidates(s):
                 for c in range(4):
                     tq = pq - TILE_SHAPES[o, c, 0]
                     tr = pr - TILE_SHAPES[o, c, 1]
-                    keys[m] = (o * 1024 + tq + 512) * 1024 + tr + 512
+                    keys[m] = (o * TILE_KEY_SPAN + tq + TILE_KEY_OFFSET) * TILE_KEY_SPAN + tr + TILE_KEY_OFFSET
                     m += 1
     return np.unique(keys[:m])
 
@@ -396,9 +411,9 @@ def legal_actions(s, rules, buf):
             return m
         keys = _tile_candidates(s)
         for key in keys:
-            o = key // (1024 * 1024)
-            tq = (key // 1024) % 1024 - 512
-            tr = key % 1024 - 512
+            o = key // (TILE_KEY_SPAN * TILE_KEY_SPAN)
+            tq = (key // TILE_KEY_SPAN) % TILE_KEY_SPAN - TILE_KEY_OFFSET
+            tr = key % TILE_KEY_SPAN - TILE_KEY_OFFSET
             if tile_contacts(s, o, tq, tr) > 0:
                 buf[m, 0] = KIND_TILE
                 buf[m, 1] = o
@@ -588,3 +603,65 @@ def random_move(s, rng):
                 return i, d, pick + 1
             pick -= s[HEIGHT + i] - 1
     return -1, -1, -1
+
+
+# --- the engine contract (games/driver.py) ------------------------------------------
+
+ACTION_SIZE = 4
+
+
+@njit(cache=True)
+def start(s, rules, aux, rng):
+    """The game starts from the state in `aux` (game.initial_state: an empty or preset
+    pasture, or a position file)."""
+    for k in range(STATE_SIZE):     # an explicit loop vectorises; s[:] = aux did not
+        s[k] = aux[k]
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    if s[H_PHASE] == PH_OVER:
+        return -1
+    if s[H_PHASE] == PH_BUILD and rules[R_BOARD] == BOARD_RANDOM:
+        return NATURE
+    return s[H_TO_MOVE]
+
+
+@njit(cache=True, inline="always")
+def legal(s, rules, aux, buf):
+    return legal_actions(s, rules, buf)
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """Option board=random: a uniform legal build, independent of the policies."""
+    o, q, r = random_tile(s, rng)
+    return KIND_TILE, o, q, r
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    return -1
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, aux, action, outcome):
+    apply(s, rules, action[0], action[1], action[2], action[3])
+
+
+@njit(cache=True)
+def progress(s, rules, out):
+    """Each seat's standing on the game's own scale: the pastures its sheep occupy
+    (the score, once the game is over), into out[seat] (float64)."""
+    for q in range(s[H_PLAYERS]):
+        out[q] = s[H_NSTACKS + q]
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """Every sheep of every seat, wherever it is: on the pasture, or in the starting
+    stack not yet placed. The conformance suite checks that it never changes."""
+    n = int(s[H_NHEX])
+    owners, heights = s[OWNER:OWNER + n], s[HEIGHT:HEIGHT + n]
+    p = int(s[H_PLAYERS])
+    return np.array([int(heights[owners == q].sum()) + (int(rules[R_STACK]) if s[H_NSTACKS + q] == 0 else 0)
+                     for q in range(p)])

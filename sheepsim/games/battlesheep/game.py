@@ -43,13 +43,13 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     board = rules["board"]
     if board.startswith("preset:"):
         for tile in PRESETS[board.split(":", 1)[1]]:
-            E.step(s, arr, E.KIND_TILE, 0, tile[0][0], tile[0][1])
+            E.apply(s, arr, E.KIND_TILE, 0, tile[0][0], tile[0][1])
         s[E.H_PLIES] = 0
     return s
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, init, specs, rotate, seed, first, n)
+    return K.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:

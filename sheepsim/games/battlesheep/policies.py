@@ -2,9 +2,9 @@
 
 Every policy has the same signature (DESIGN section 4):
 
-    policy(s, rules, seat, params, rng, buf) -> (kind, a, b, c)
+    policy(s, rules, aux, seat, params, rng, buf) -> (kind, a, b, c)
 
-`s` is the state (engine.py layout) with `seat` to act, `params` a float64 vector of
+`s` is the state (engine.py layout) with `seat` to act, `aux` the start state, `params` a float64 vector of
 the policy's parameters, `rng` the seat's random stream (uint64[4]) and `buf` a
 scratch int32[MAX_ACTIONS, 4] action buffer. The result is one legal action.
 Built-ins are called by integer id through `choose`, so the cached chunk kernel makes
@@ -19,12 +19,13 @@ from .engine import (H_NSTACKS, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLAC
                      random_move, random_place, random_tile, slide_end, stack_hex, tile_contacts)
 
 RANDOM, GREEDY = 0, 1
+LAST_BUILTIN = GREEDY
 # greedy's parameter vector
 P_EPSILON, P_OPPONENT = 0, 1
 
 
 @njit(cache=True)
-def random_policy(s, rules, seat, params, rng, buf):
+def random_policy(s, rules, aux, seat, params, rng, buf):
     """Uniform over the legal actions as Part A defines them."""
     phase = s[H_PHASE]
     if phase == PH_BUILD:
@@ -76,7 +77,7 @@ def _reach(s, i):
 
 
 @njit(cache=True)
-def greedy(s, rules, seat, params, rng, buf):
+def greedy(s, rules, aux, seat, params, rng, buf):
     """One-ply heuristic (documented in `sheepsim policies battlesheep`).
 
     build: the tile sharing the most edges with the pasture (compact pastures
@@ -86,7 +87,7 @@ def greedy(s, rules, seat, params, rng, buf):
       with probability `epsilon` the seat plays a uniformly random action instead.
     """
     if params[P_EPSILON] > 0.0 and rand_float(rng) < params[P_EPSILON]:
-        return random_policy(s, rules, seat, params, rng, buf)
+        return random_policy(s, rules, aux, seat, params, rng, buf)
     n = legal_actions(s, rules, buf)
     best = -1e18
     ties = 0
@@ -121,8 +122,15 @@ def greedy(s, rules, seat, params, rng, buf):
 
 
 @njit(cache=True)
-def choose(policy_id, s, rules, seat, params, rng, buf):
+def choose(policy_id, s, rules, aux, seat, params, rng, buf):
     """Dispatch to a built-in policy by id (direct calls, cached)."""
     if policy_id == GREEDY:
-        return greedy(s, rules, seat, params, rng, buf)
-    return random_policy(s, rules, seat, params, rng, buf)
+        return greedy(s, rules, aux, seat, params, rng, buf)
+    return random_policy(s, rules, aux, seat, params, rng, buf)
+
+
+@njit(cache=True)
+def no_user_policies(policy_id, s, rules, aux, seat, params, rng, buf):
+    """The driver's user dispatcher in the built-in kernel: never called (every id is
+    built in), and it keeps `choose` from compiling a second time for arrays."""
+    return 0, 0, 0, 0

@@ -2,6 +2,8 @@
 
 A position file holds one JSON object (or JSONL, one per line; the first is used).
 Everything a user can get wrong raises `SheepsimError` with a one-line message.
+`version` (1) and `coords` ("axial") may be left out; other values are refused, as are
+coordinates outside -MAX_COORD..MAX_COORD (engine.py: the kernels' packed tile keys).
 Actions convert between the kernel's [kind, a, b, c] rows and the JSON move format:
 `{"tile": [[q,r] x4]}`, `{"place": [q,r]}`, `{"from": [q,r], "to": [q,r], "count": n}`.
 """
@@ -52,7 +54,11 @@ def _hex(value: Any, what: str) -> tuple[int, int]:
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
         raise _fail(f"{what} must be [q, r] with two integers, got {value!r}")
-    return int(value[0]), int(value[1])
+    q, r = int(value[0]), int(value[1])
+    if max(abs(q), abs(r)) > E.MAX_COORD:
+        raise _fail(f"{what} ({q}, {r}) is outside the coordinates sheepsim supports: "
+                    f"q and r must be within -{E.MAX_COORD}..{E.MAX_COORD}")
+    return q, r
 
 
 def _tile_orientation(cells: list[tuple[int, int]]) -> tuple[int, int, int] | None:
@@ -88,6 +94,11 @@ def _check_fields(p: Any) -> None:
         raise _fail(f"missing field(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}")
     if p["game"] not in ("battle-sheep", "battlesheep"):
         raise _fail(f"game is {p['game']!r}, expected 'battle-sheep'")
+    version = p.get("version", 1)
+    if type(version) is not int or version != 1:        # not bool True, not 1.0
+        raise _fail(f"version {version!r} is not supported; sheepsim reads version 1")
+    if p.get("coords", "axial") != "axial":
+        raise _fail(f"coords {p['coords']!r} is not supported; sheepsim reads 'axial' (pointy-top axial q, r)")
     n = p["num_players"]
     if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 4:
         raise _fail(f"num_players must be 2-4, got {n!r}")

@@ -26,20 +26,9 @@ from .render import render_board
 def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     """Play game `game` exactly as the runner does, keeping its action log."""
     arr = R.to_array(rules)
-    from ...rng import streams
-    rngs = streams(seed, game, P.N_STREAMS)
-    slots = np.zeros(E.MAX_PLAYERS, dtype=np.int64)
-    P.seat_slots(game, rules.num_players, rotate, slots)
-    ids, params = K.policy_arrays(specs)
-    log = np.full((P.MAX_PLIES, 4), -1, dtype=np.int32)
-    row = np.zeros(E.O_SIZE, dtype=np.int32)
-    if not K.user_policies(specs):
-        P.replay(arr, init, ids, params, slots, rngs, row, log)
-    else:
-        s = np.empty(E.STATE_SIZE, dtype=np.int32)
-        buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
-        P.play_game(K.chooser(POL.choose, specs), arr, init, ids, params, slots, rngs, s, buf, row, log)
-    return arr, slots, log[log[:, 0] >= 0], row
+    log, row, slots, _ = K.replay(P, arr, init, specs, rotate, seed, game)
+    return arr, slots, log[:, 1:5], row
+
 
 
 # --- the text ----------------------------------------------------------------------------
@@ -57,7 +46,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as
     for action in log:
         seat = int(s[E.H_TO_MOVE])
         move = POS.action_to_json(s, action)
-        E.step(s, arr, *(int(x) for x in action))
+        E.apply(s, arr, *(int(x) for x in action))
         events.append({"event": "action", "seat": seat, "move": move, "position": POS.from_state(s)})
         lines += [f"{int(s[E.H_PLIES])}. seat {seat} ({chr(65 + seat)}) {_describe(move)}", render_board(s)]
     result = _result_dict(row, rules.num_players)

@@ -21,9 +21,10 @@ yields, the Magpie's place in the pile) from the mover's stream, and `step` appl
 decision with a given outcome. Kernels trust their inputs.
 
 Kernels index `s` only with non-negative integers, so they take either the array or
-its data pointer (play.py passes the pointer, which numba indexes without the
-negative-index wraparound it adds to every array access). Hot loops compute
+its data pointer (the driver passes the pointer, games/fast.py). Hot loops compute
 candidates without data-dependent branches, which random cards would mispredict.
+
+The contract's hooks (games/driver.py) are at the end; an action is (code, a, b).
 """
 
 import numpy as np
@@ -38,7 +39,8 @@ from .rules import (R_CAP_RESOLUTION, R_EAGLE_JOKER, R_HAND_LIMIT, R_JOKER, R_MA
                     R_MOLE_JOKER, R_MOTHER, R_MUST_DRAW, R_OPTIONAL_SETUP, R_PLAYERS, R_REFILL, R_TRIPLETS,
                     R_TURN_CAP, R_WHITE, R_WOLF, R_WOLF_RETURN, R_ZOO_BASIS, R_ZOO_MAX)
 
-VERSION = 2      # 2: a tie in the built-in policies' placement choice costs one random draw, not one per tie
+VERSION = 3      # 2: a tie in the built-in policies' placement choice costs one random draw, not one per tie
+                 # 3: a won game's `turns` counts the winning turn (it was one short)
 MAX_PLAYERS = 5
 NK = NKINDS
 MAX_CARDS = 96
@@ -417,7 +419,7 @@ def sample_chance(s, rules, code, a, b, rng):
 
 
 @njit(cache=True, inline="always")
-def step(s, rules, code, a, b, chance):
+def apply(s, rules, code, a, b, chance):
     """Apply a legal decision (model.py codes) with its chance outcome."""
     s[H_DECISIONS] += 1
     active = s[H_ACTIVE]
@@ -601,16 +603,67 @@ def legal_decisions(s, rules, buf):
 
 
 @njit(cache=True)
-def outcome(s, row):
+def outcome(s, rules, row):
     """Outcome row (O_* columns) of a finished game."""
     p = s[H_PLAYERS]
     w = s[H_WINNER]
     row[O_WINNER] = w
     row[O_COWINNERS] = (1 << w) if w >= 0 else 0
-    row[O_TURNS] = s[H_TURN]
+    # H_TURN counts completed turns: a win ends the game inside its turn, which counts
+    row[O_TURNS] = s[H_TURN] + (1 - s[H_CAPPED])
     row[O_DRAWS] = s[H_TOTAL_DRAWS]
     row[O_CAPPED] = s[H_CAPPED]
     row[O_DECISIONS] = s[H_DECISIONS]
     for q in range(MAX_PLAYERS):
         row[O_TRIPLETS + q] = triplets(s, q) if q < p else 0
         row[O_ZOO + q] = zoo_cards(s, q) if q < p else 0
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """Every card by kind, wherever it is: hands, zoos, the Wolf's set-aside cards, the
+    watering hole, the draw pile, and the Magpie while it is out of play. The
+    conformance suite checks that it never changes."""
+    p = int(s[H_PLAYERS])
+    rows = (s[HAND:HAND + p * NK].reshape(p, NK).sum(axis=0) + s[ZOO:ZOO + p * NK].reshape(p, NK).sum(axis=0)
+            + s[ASIDE:ASIDE + p * NK].reshape(p, NK).sum(axis=0))
+    rows = rows + np.bincount(s[TABLE:TABLE + s[H_NTABLE]], minlength=NK)
+    rows = rows + np.bincount(s[PILE:PILE + s[H_NPILE]], minlength=NK)
+    rows[MAGPIE] += 0 if s[H_MAGPIE_IN] else 1
+    return rows
+
+
+# --- the engine contract (games/driver.py) ------------------------------------------
+
+ACTION_SIZE = 3
+
+
+@njit(cache=True)
+def start(s, rules, aux, rng):
+    """Every game is dealt (`aux` is unused)."""
+    deal(s, rules, rng)
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    return -1 if s[H_PHASE] == OVER else s[H_ACTOR]
+
+
+@njit(cache=True, inline="always")
+def legal(s, rules, aux, buf):
+    return legal_decisions(s, rules, buf)
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """The rules make no decision of their own (never called)."""
+    return STOP, 0, 0
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    return sample_chance(s, rules, action[0], action[1], action[2], rng)
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, aux, action, outcome):
+    apply(s, rules, action[0], action[1], action[2], outcome)

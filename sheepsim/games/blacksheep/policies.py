@@ -1,6 +1,6 @@
 """Bye-Bye Black Sheep policies (@njit) and the built-in dispatcher.
 
-Signature (DESIGN section 4): policy(s, rules, seat, params, rng, buf) -> (code, a, b),
+Signature (DESIGN section 4): policy(s, rules, aux, seat, params, rng, buf) -> (code, a, b),
 a legal decision (model.py) for `seat`, the actor. Hidden information: a policy may
 read only what its seat may know: its own HAND row, SIZE, ZOO, JOKER_AS, TABLE, the
 pile size, the header, and its own KNOWN rows (what public events and Mole looks
@@ -11,14 +11,11 @@ Every policy but `random` shares `play_special`, documented play of the card eff
 and of zoo placement; they differ only in when to stop drawing.
 """
 
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
+from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
-from numba.np.arrayobj import make_array
 
 from ...rng import rand_below
+from ..fast import placement_values, popcount
 from .engine import (JOKER_AS, H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_PLAYERS, H_SOURCE, H_SPECIES,
                      HAND, KNOWN, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count)
 from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
@@ -33,7 +30,7 @@ P_P, P_W = 0, 1         # risk: stop if P(Black Sheep next) > p, or if w > 0 and
 
 
 @njit(cache=True)
-def random_policy(s, rules, seat, params, rng, buf):
+def random_policy(s, rules, aux, seat, params, rng, buf):
     """Uniform over the legal decisions (model.py), at every decision point."""
     n = legal_decisions(s, rules, buf)
     m = rand_below(rng, n)
@@ -93,75 +90,6 @@ def _unkey(best):
 # decision. As a loop it was a fifth of a game, and numba leaves short loops scalar (it
 # unrolls them and does not run LLVM's SLP vectorizer), so it is written as vector code.
 
-I32 = ir.IntType(32)
-I64 = ir.IntType(64)
-
-
-def _lanes(n):
-    return ir.VectorType(I32, n)
-
-
-def _data_pointer(context, builder, s_type, s):
-    """The int32 data pointer of `s`, the state array or already its pointer."""
-    if isinstance(s_type, types.Array):
-        return make_array(s_type)(context, builder, value=s).data
-    return s
-
-
-@intrinsic
-def _placement_values(typingctx, s, hand, zoo, joker_as):
-    """(best, tied) over the MAX_SPECIES species slots of a seat whose hand and zoo
-    rows of species 1 start at s[hand] and s[zoo] (`s`: the state or its pointer):
-
-        v[sp] = 16 * z + h if (z < 3) & (h > 0) else 0
-                where h = s[hand + sp - 1], z = s[zoo + sp - 1] + (joker_as == sp)
-        best = max of v;  bit sp - 1 of `tied` is set if v[sp] == best
-
-    v orders species by zoo count (a Joker bound to the species included), then hand
-    count (below 16: 4 cards a species); it is 0 for a species that cannot be placed
-    usefully: none in hand, or a triplet already (a 4th card scores nothing). Slots of
-    species not in play hold no cards."""
-    if not ((isinstance(s, types.Array) and s.dtype == types.int32 and s.ndim == 1)
-            or s == types.CPointer(types.int32)):
-        return None
-
-    def codegen(context, builder, sig, args):
-        ptr = _data_pointer(context, builder, sig.args[0], args[0])
-        hand, zoo, joker_as = args[1:]
-        n = MAX_SPECIES
-
-        def const(x):
-            return ir.Constant(_lanes(n), x if isinstance(x, list) else [x] * n)
-
-        def load(at):
-            return builder.load(builder.bitcast(builder.gep(ptr, [at]), _lanes(n).as_pointer()), align=4)
-
-        def splat(x):
-            v = builder.insert_element(ir.Constant(_lanes(n), ir.Undefined), x, ir.Constant(I32, 0))
-            return builder.shuffle_vector(v, v, const(0))
-
-        h = load(hand)
-        z = load(zoo)
-        bound = builder.icmp_signed('==', const(list(range(1, n + 1))), splat(builder.trunc(joker_as, I32)))
-        z = builder.add(z, builder.zext(bound, _lanes(n)))
-        useful = builder.and_(builder.icmp_signed('<', z, const(3)), builder.icmp_signed('>', h, const(0)))
-        v = builder.select(useful, builder.or_(builder.shl(z, const(4)), h), const(0))
-        smax = cgutils.get_or_insert_function(builder.module, ir.FunctionType(I32, [_lanes(n)]),
-                                              f"llvm.vector.reduce.smax.v{n}i32")
-        best = builder.call(smax, [v])
-        tied = builder.bitcast(builder.icmp_signed('==', v, splat(best)), ir.IntType(n))
-        return context.make_tuple(builder, sig.return_type, [builder.sext(best, I64), builder.zext(tied, I64)])
-    return types.UniTuple(types.int64, 2)(s, types.int64, types.int64, types.int64), codegen
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """Set bits of the integer x."""
-    if not isinstance(x, types.Integer):
-        return None
-    return x(x), lambda context, builder, sig, args: builder.ctpop(args[0])
-
-
 @njit(cache=True, inline="always")
 def _best_placement(s, rules, seat, rng):
     """(kind, species) to place: a Joker if it completes a triplet (the lowest such
@@ -173,11 +101,11 @@ def _best_placement(s, rules, seat, rng):
         for sp in range(1, s[H_SPECIES] + 1):
             if species_count(s, seat, sp) == 2:
                 return JOKER, sp
-    best, tied = _placement_values(s, HAND + seat * NK + ANIMAL, ZOO + seat * NK + ANIMAL, s[JOKER_AS + seat])
+    best, tied = placement_values(s, HAND + seat * NK + ANIMAL, ZOO + seat * NK + ANIMAL, s[JOKER_AS + seat])
     # species with a triplet have value 0, so the choice also respects zoo_max_per_species
     if best == 0:
         return -1, 0
-    n = _popcount(tied)
+    n = popcount(tied)
     if n > 1:
         for _ in range(rand_below(rng, n)):
             tied &= tied - 1        # drop the lowest tied species
@@ -264,7 +192,7 @@ def _threshold_stops(s, params):
 
 
 @njit(cache=True, inline="always")
-def threshold(s, rules, seat, params, rng, buf):
+def threshold(s, rules, aux, seat, params, rng, buf):
     """Draw (from the largest hand) until k cards lie on the table, then stop."""
     if s[H_PHASE] != DRAW:
         return play_special(s, rules, seat, rng)
@@ -286,7 +214,7 @@ def _risk_stops(s, rules, seat, params):
 
 
 @njit(cache=True, inline="always")
-def risk(s, rules, seat, params, rng, buf):
+def risk(s, rules, aux, seat, params, rng, buf):
     """Stop when the next draw (from the largest hand, so q = 1 / its size) is a Black
     Sheep with probability q > p, or, with w > 0, when its value turns negative:
     (1 - q) x 1 more card at stake < q x w x the placements a stop now allows."""
@@ -296,11 +224,11 @@ def risk(s, rules, seat, params, rng, buf):
 
 
 @njit(cache=True, inline="always")
-def choose(policy_id, s, rules, seat, params, rng, buf):
+def choose(policy_id, s, rules, aux, seat, params, rng, buf):
     """The built-in policies by id: `threshold` and `risk` share one copy of
     play_special (numba inlines each call site, and compiling it twice is slow)."""
     if policy_id != THRESHOLD and policy_id != RISK:
-        return random_policy(s, rules, seat, params, rng, buf)
+        return random_policy(s, rules, aux, seat, params, rng, buf)
     if s[H_PHASE] != DRAW:
         return play_special(s, rules, seat, rng)
     if policy_id == THRESHOLD:
@@ -312,7 +240,7 @@ def choose(policy_id, s, rules, seat, params, rng, buf):
 
 
 @njit(cache=True)
-def no_user_policies(policy_id, s, rules, seat, params, rng, buf):
+def no_user_policies(policy_id, s, rules, aux, seat, params, rng, buf):
     """The `choose_fn` of play.py's kernels for built-in policies: play_game calls the
     built-ins itself, so this is never called, and `choose` is not compiled twice."""
     return 0, 0, 0

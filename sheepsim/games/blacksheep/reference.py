@@ -760,14 +760,15 @@ def card_census(game: Game) -> list[int]:
 
 
 def result(game: Game) -> dict:
-    """Outcome summary. `turns` is the number of completed turns (`to_dict()["turn"]`)."""
+    """Outcome summary. `turns` is the number of turns played: the completed ones
+    (`to_dict()["turn"]`), and the winning turn, which ends the game inside it."""
     n = game.num_players
     return {
         "winner": game.winner,
         "capped": bool(game.capped),
         "triplets": [triplets(game, p) for p in range(n)],
         "zoo_cards": [sum(game.zoos[p]) for p in range(n)],
-        "turns": game.turn,
+        "turns": game.turn + (0 if game.capped or game.winner is None or game.winner < 0 else 1),
     }
 
 

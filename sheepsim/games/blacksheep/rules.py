@@ -51,7 +51,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("eagle_accepts_joker", "no", "does a Joker answer an Eagle's request when no real card does (A-B11)",
            choices=NO_YES),
     Option("mole_can_take_joker", "yes", "may the Mole take the Joker (A-B11)", choices=NO_YES),
-    Option("hand_limit", 0, "hand limit and starting hand; 0 = by player count (8 for 2 players, else 7)",
+    Option("hand_limit", 0, "refill limit: players draw up to this many cards at the end of a turn; 0 = by "
+                            "player count (8 for 2 players, else 7). It does not change the starting hand, "
+                            "always 8 cards for 2 players, else 7, so it is at least that",
            low=0, high=12),
     Option("triplets_to_win", 0, "triplets needed to win; 0 = by player count (5/4/3/3)", low=0, high=16),
 )

@@ -27,20 +27,12 @@ from .model import (ANIMAL, BLACK, DECISION_NAMES, DRAW_FROM, EAGLE_ASK, EAGLE_S
 # --- replay: play the game again, keeping its decision log ----------------------------
 
 def _replay(rules, specs, seed: int, game: int, rotate: bool):
+    """(rules array, streams, seat slots, log, row) of game `game` as the runner plays
+    it; log rows are (actor, code, a, b, chance)."""
     arr = R.to_array(rules)
-    p = rules.num_players
-    rngs = streams(seed, game, P.N_STREAMS)
-    slots = K.seat_slots(game, p, rotate, E.MAX_PLAYERS)
-    ids, params = K.policy_arrays(specs)
-    log = np.full((200_000, 5), -9, dtype=np.int32)
-    row = np.zeros(E.O_SIZE, dtype=np.int32)
-    if all(s.policy.builtin for s in specs):
-        P.replay(arr, ids, params, slots, rngs, row, log)
-    else:
-        s = np.empty(E.STATE_SIZE, dtype=np.int32)
-        buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
-        P.play_game(K.chooser(POL.choose, specs), arr, ids, params, slots, rngs, s, buf, row, log)
-    return arr, rngs, slots, log[log[:, 0] != -9], row
+    log, row, slots, rngs = K.replay(P, arr, np.zeros(1, dtype=np.int32), specs, rotate, seed, game)
+    return arr, rngs, slots, log, row
+
 
 
 # --- states ------------------------------------------------------------------------------
@@ -68,10 +60,10 @@ def _states(arr, seed: int, game: int, log) -> list[dict[str, Any]]:
     """The deal, then the state after every logged decision: the kernel's own deal
     (stream 0) and step with the logged chance outcomes."""
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, streams(seed, game, P.N_STREAMS)[0])
+    E.deal(s, arr, streams(seed, game, P.GAME[5])[0])
     states = [to_dict(s)]
     for _, code, a, b, chance in log:
-        E.step(s, arr, int(code), int(a), int(b), int(chance))
+        E.apply(s, arr, int(code), int(a), int(b), int(chance))
         states.append(to_dict(s))
     return states
 

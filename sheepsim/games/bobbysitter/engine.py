@@ -283,3 +283,10 @@ def to_dict(s: np.ndarray, num_players: int, per_player: bool) -> dict:
             "reshuffles": int(s[H_RESHUFFLES]), "winner": int(s[H_WINNER]), "over": flipper < 0,
             "capped": bool(s[H_CAPPED]), "penalties": seat(PENALTIES), "wolf_losses": seat(WOLF_LOSSES),
             "sheep_gains": seat(SHEEP_GAINS)}
+
+
+@njit(cache=True)
+def progress(s, rules, out):
+    """Each seat's standing: its tokens, into out[seat] (float64)."""
+    for q in range(rules[R_PLAYERS]):
+        out[q] = s[TOKENS + q]

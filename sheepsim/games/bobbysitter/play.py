@@ -1,4 +1,9 @@
-"""Whole games inside numba: `play_game` (one game) and `play_games` (a chunk).
+"""Bobby Sitter's kernels, on the shared driver's streams, seat slots and chunks.
+
+Bobby Sitter is a game of simultaneous reactions, not of turns, so it keeps its own
+per-flip loop (`play_game`): a flip is chance (the deck), then every active seat's
+player model reacts at once, then the rules resolve the flip. The rest is the driver's
+(games/driver.py): streams, seat rotation, blocks over threads, faults.
 
 Random streams of game g (rng.py), tied to sources of chance (ANALYSIS-GUIDE rule 2):
 
@@ -6,28 +11,33 @@ Random streams of game g (rng.py), tied to sources of chance (ANALYSIS-GUIDE rul
     stream 1 + q    seat q's reactions (its player model draws from it every flip)
 
 Player models are assigned to slots; with rotation on, seat q is played by slot
-(q + g % P) % P, and a per-player start_tokens value follows its slot.
+(q + g % P) % P, and a per-player start_tokens value follows its slot. A model has
+its own signature (policies.py), USER_ARGS below, not the turn games' one.
 """
 
 import numpy as np
 from numba import njit, prange
 
-from ...rng import seed_stream
-from .engine import (ALIVE, H_FLIPPER, H_RESHUFFLES, O_ROTATION, STATE_SIZE, draw_card, outcome, resolve, setup)
-from .model import MAX_PLAYERS
-from . import policies
+from .. import driver
+from .engine import ALIVE, H_FLIPPER, H_RESHUFFLES, O_ROTATION, O_SIZE, STATE_SIZE, draw_card, outcome, resolve, setup
+from .model import GRAB_BOBBY, MAX_PLAYERS, NONE
+from . import policies as P
 from .rules import R_FLIPPER_BONUS, R_PLAYERS
 
 DECK_STREAM = 0
-REACT_STREAM = 1
+POLICY = LUCK = REACT_STREAM = 1
 N_STREAMS = REACT_STREAM + MAX_PLAYERS
 LOG_COLS = 3 + MAX_PLAYERS      # flipper, card, reshuffles so far, grab of every seat
+USER_ARGS = ("cls", "sheep", "is_flipper", "params", "rng", "rules")
+ACTION_SIZE = 2                 # a reaction: (counter grabbed, reaction time)
+GAME = (STATE_SIZE, 1, ACTION_SIZE, LUCK, POLICY, N_STREAMS, O_ROTATION, MAX_PLAYERS)
 
 
 @njit(cache=True)
-def react_all(choose_fn, s, rules, code, slot_ids, slot_params, seat_slot, rngs, grab, times):
+def react_all(choose, user, s, rules, code, slot_ids, slot_params, seat_slot, rngs, grab, times):
     """Every active seat's reaction to the card with `code`, in seat order (times
-    after the flipper bonus)."""
+    after the flipper bonus); -1, or the first seat whose user model returned a
+    counter that does not exist."""
     f = s[H_FLIPPER]
     cls, sheep = code & 3, code >> 2
     for q in range(rules[R_PLAYERS]):
@@ -35,25 +45,36 @@ def react_all(choose_fn, s, rules, code, slot_ids, slot_params, seat_slot, rngs,
         times[q] = 0.0
         if s[ALIVE + q] == 1:
             slot = seat_slot[q]
-            g, t = choose_fn(slot_ids[slot], cls, sheep, q == f, slot_params[slot], rngs[REACT_STREAM + q], rules)
+            pid = slot_ids[slot]
+            if pid <= P.LAST_BUILTIN:
+                g, t = P.choose(pid, cls, sheep, q == f, slot_params[slot], rngs[REACT_STREAM + q], rules)
+            else:
+                g, t = user(pid, cls, sheep, q == f, slot_params[slot], rngs[REACT_STREAM + q], rules)
+                if g < NONE or g > GRAB_BOBBY or not t >= 0.0:
+                    grab[q] = g
+                    return q
             grab[q] = g
             # the flipper bonus is a rule (A-S8), applied the same for every model
             times[q] = max(0.0, t - rules[R_FLIPPER_BONUS]) if q == f else t
+    return -1
 
 
-# Not cache=True: it takes the model dispatcher as an argument (see pig/play.py).
-@njit
-def play_game(choose_fn, rules, deck, slot_ids, slot_params, seat_slot, rngs, s, grab, times, loss, row,
-              log, log_times):
+@njit(inline="always")
+def play_game(user, rules, deck, slot_ids, slot_params, seat_slot, rngs, s, grab, times, loss, row, log, log_times,
+              g, fault):
     """Play one game; write its outcome row. If `log` has rows, flip t is logged as
     (flipper, card, reshuffles after the draw, grab of each seat) and log_times[t] as
-    the reaction times (after the flipper bonus). Returns the number of flips."""
+    the reaction times (after the flipper bonus). Returns the number of flips, or -1
+    after a fault."""
     setup(s, rules, deck, rngs[DECK_STREAM], seat_slot)
     t = 0
     while s[H_FLIPPER] >= 0:
         f = s[H_FLIPPER]
         card = draw_card(s, rules, rngs[DECK_STREAM])
-        react_all(choose_fn, s, rules, deck[card], slot_ids, slot_params, seat_slot, rngs, grab, times)
+        bad = react_all(P.choose, user, s, rules, deck[card], slot_ids, slot_params, seat_slot, rngs, grab, times)
+        if bad >= 0:
+            driver._fault(fault, driver.FAULT_ILLEGAL, g, bad, t, (np.int64(grab[bad]), np.int64(times[bad])))
+            return -1
         resolve(s, rules, deck[card], grab, times, loss)
         if t < log.shape[0]:
             log[t, 0] = f
@@ -67,16 +88,8 @@ def play_game(choose_fn, rules, deck, slot_ids, slot_params, seat_slot, rngs, s,
     return t
 
 
-@njit(cache=True)
-def seat_slots(game, num_players, rotate, out):
-    rot = game % num_players if rotate else 0
-    for seat in range(num_players):
-        out[seat] = (seat + rot) % num_players
-    return rot
-
-
-@njit(cache=True)
-def _play_block(choose_fn, rules, deck, slot_ids, slot_params, rotate, seed, first, out, lo, hi):
+@njit(inline="always")
+def _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, fault, lo, hi):
     s = np.empty(STATE_SIZE, dtype=np.int32)
     grab = np.zeros(MAX_PLAYERS, dtype=np.int32)
     loss = np.zeros(MAX_PLAYERS, dtype=np.int32)
@@ -88,44 +101,54 @@ def _play_block(choose_fn, rules, deck, slot_ids, slot_params, rotate, seed, fir
     p = rules[R_PLAYERS]
     for i in range(lo, hi):
         g = first + i
-        seed_stream(seed, g, DECK_STREAM, rngs[DECK_STREAM])
-        for q in range(p):
-            seed_stream(seed, g, REACT_STREAM + q, rngs[REACT_STREAM + q])
-        rot = seat_slots(g, p, rotate, seat_slot)
-        play_game(choose_fn, rules, deck, slot_ids, slot_params, seat_slot, rngs, s, grab, times, loss, out[i],
-                  no_log, no_times)
+        driver.seed_game(seed, g, p, LUCK, POLICY, rngs)
+        rot = driver.seat_slots(g, p, rotate, seat_slot)
+        if play_game(user, rules, deck, slot_ids, slot_params, seat_slot, rngs, s, grab, times, loss, out[i],
+                     no_log, no_times, g, fault) < 0:
+            return
         out[i, O_ROTATION] = rot
 
 
-@njit(cache=True, parallel=True)
-def play_games(rules, deck, slot_ids, slot_params, rotate, seed, first, out):
-    """Games first .. first + len(out) - 1 of a run; out is int32[n, O_SIZE]. Blocks
-    only share out the work: any thread count gives the same rows."""
+@njit(inline="always")
+def _play_chunk(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
     n = out.shape[0]
-    nblocks = min(n, 64)
+    nblocks = min(n, driver.BLOCKS)
     for b in prange(nblocks):
-        _play_block(policies.choose, rules, deck, slot_ids, slot_params, rotate, seed, first, out,
+        _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults[b],
                     b * n // nblocks, (b + 1) * n // nblocks)
 
 
-@njit(cache=True)
-def replay(rules, deck, slot_ids, slot_params, seat_slot, rngs, row, log, log_times):
-    """One game with built-in models, keeping its flip log (trace); returns the flips."""
+@njit(inline="always")
+def _replay(user, rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log_times, fault):
     s = np.empty(STATE_SIZE, dtype=np.int32)
     grab = np.zeros(MAX_PLAYERS, dtype=np.int32)
     loss = np.zeros(MAX_PLAYERS, dtype=np.int32)
     times = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    return play_game(policies.choose, rules, deck, slot_ids, slot_params, seat_slot, rngs, s, grab, times, loss,
-                     row, log, log_times)
+    return play_game(user, rules, deck, slot_ids, slot_params, seat_slot, rngs, s, grab, times, loss, row, log,
+                     log_times, g, fault)
 
 
-def make_play_games(choose_fn):
-    """A chunk kernel for user models (compiled once per process, not disk-cached)."""
+@njit(cache=True, parallel=True)
+def play_games(rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
+    """Games first .. first + len(out) - 1 of a run; out is int32[n, O_SIZE]."""
+    _play_chunk(P.no_user_models, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults)
+
+
+@njit(cache=True)
+def replay(rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log_times, fault):
+    """One game with built-in models, keeping its flip log (trace); returns the flips."""
+    return _replay(P.no_user_models, rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log_times,
+                   fault)
+
+
+def user_kernels(user):
+    """(chunk kernel, replay kernel) with the user-model dispatcher `user` (compiled
+    once per process, not disk-cached)."""
     @njit(parallel=True)
-    def play_games_user(rules, deck, slot_ids, slot_params, rotate, seed, first, out):
-        n = out.shape[0]
-        nblocks = min(n, 64)
-        for b in prange(nblocks):
-            _play_block(choose_fn, rules, deck, slot_ids, slot_params, rotate, seed, first, out,
-                        b * n // nblocks, (b + 1) * n // nblocks)
-    return play_games_user
+    def play_games_user(rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
+        _play_chunk(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults)
+
+    @njit
+    def replay_user(rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log_times, fault):
+        return _replay(user, rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log_times, fault)
+    return play_games_user, replay_user

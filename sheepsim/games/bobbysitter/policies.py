@@ -22,6 +22,7 @@ from ...rng import next_u64
 from .model import GRAB_BOBBY, GRAB_SHEEP, HIDDEN, NONE, SHEEP, WOLF
 
 ADULT, CHILD, YOUNG_CHILD, PROFILE = 0, 1, 2, 3
+LAST_BUILTIN = PROFILE
 P_MEDIAN, P_SPREAD, P_FALSE_EMPTY, P_FALSE_HIDDEN, P_WRONG = range(5)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _INV_2_32 = 1.0 / 4294967296.0
@@ -58,3 +59,9 @@ def profile(cls, sheep, is_flipper, params, rng, rules):
 def choose(policy_id, cls, sheep, is_flipper, params, rng, rules):
     """Every built-in model is `profile` with its own default parameters."""
     return profile(cls, sheep, is_flipper, params, rng, rules)
+
+
+@njit(cache=True)
+def no_user_models(policy_id, cls, sheep, is_flipper, params, rng, rules):
+    """The user dispatcher of the built-in kernel: never called (every id is built in)."""
+    return 0, 0.0

@@ -29,22 +29,21 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
     arr = R.to_array(rules)
     slots = K.seat_slots(game, rules.num_players, rotate, MAX_PLAYERS)
     ids, params = K.policy_arrays(specs)
+    kernel = K.user_kernels(P, specs)[1] if K.user_policies(specs) else P.replay
     size = 4096
     while True:
         log = np.full((size, P.LOG_COLS), -1, dtype=np.int32)
         log_times = np.zeros((size, MAX_PLAYERS))
         row = np.zeros(E.O_SIZE, dtype=np.int32)
-        rngs = streams(seed, game, P.N_STREAMS)
-        if K.user_policies(specs):
-            s = np.empty(E.STATE_SIZE, dtype=np.int32)
-            scratch = np.zeros(MAX_PLAYERS, dtype=np.int32)
-            flips = P.play_game(K.chooser(POL.choose, specs), arr, deck, ids, params, slots, rngs, s, scratch,
-                                np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS, dtype=np.int32), row, log, log_times)
-        else:
-            flips = P.replay(arr, deck, ids, params, slots, rngs, row, log, log_times)
+        fault = np.zeros(K.driver.FAULT_SIZE, dtype=np.int64)
+        flips = kernel(arr, deck, ids, params, slots, streams(seed, game, P.N_STREAMS), game, row, log, log_times,
+                       fault)
+        if fault[0]:
+            K.raise_fault(P, fault, specs, rules.num_players, rotate)
         if flips <= size:
             return arr, slots, log[:flips], log_times[:flips], row
         size = int(flips)
+
 
 
 # --- states ------------------------------------------------------------------------------

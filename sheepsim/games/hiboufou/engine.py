@@ -23,6 +23,10 @@ masks by card id (rules.deck_array). State is ONE int32 vector:
 
 (MC = MAX_CARDS.) Only the slots below the sizes are meaningful; `deal` resets the
 header and sizes, not the whole vector. Kernels trust their inputs.
+
+The contract's hooks (games/driver.py): start = deal, legal, outcome, and at the end
+actor, nature, chance, step; an action is (code, a, b). The shuffle at the deal fixes
+the draw pile's order, so no decision has luck of its own.
 """
 
 import numpy as np
@@ -156,7 +160,7 @@ def hand_union(s, deck, seat, k):
     return union
 
 
-# legal_plays, legal_decisions and step are inlined into the game loop (play.py), which
+# legal_plays, legal and apply are inlined into the game loop (driver.py), which
 # also hands them raw pointers: calls and reference counting were a third of a game.
 # Inlining the rest (end of turn, end test) made the cold compile minutes long.
 @njit(cache=True, inline="always")
@@ -197,7 +201,7 @@ def closing_decision(s, rules, n):
 
 
 @njit(cache=True, inline="always")
-def legal_decisions(s, rules, deck, buf):
+def legal(s, rules, deck, buf):
     """Fill buf (int32[MAX_DECISIONS, 3]) with the actor's sorted legal decisions
     (model "Decisions"); return the count (0 once the game is over)."""
     if s[H_OVER]:
@@ -298,13 +302,8 @@ def shuffled_order(n, rng):
 
 @njit(cache=True)
 def deal(s, rules, deck, rng):
-    """Shuffle the card ids with `rng` and set up."""
-    deal_cards(s, rules, deck, deck.shape[0], rng)
-
-
-@njit(cache=True)
-def deal_cards(s, rules, deck, n, rng):
-    """`deal` for a deck of n cards given as a pointer (play.py)."""
+    """Shuffle the card ids with `rng` and set up (the contract's `start`)."""
+    n = deck.shape[0]
     _shuffle_into(s, PILE, n, rng)
     _setup_from_pile(s, rules, deck, n)
 
@@ -345,7 +344,7 @@ def _end_turn(s, rules, deck, refill):
 
 
 @njit(cache=True, inline="always")
-def step(s, rules, deck, code, a, b):
+def apply(s, rules, deck, code, a, b):
     """Apply the actor's legal decision (code, a, b) (model "Transitions")."""
     seat = s[H_ACTOR]
     s[H_DECISIONS] += 1
@@ -431,6 +430,42 @@ def outcome(s, rules, row):
     row[O_DECISIONS] = s[H_DECISIONS]
     for q in range(p):
         row[O_CAPTURES + q] = s[NCAPT + q]
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """How often each card id lies somewhere (hands, piles, the draw pile, captured
+    cards): all ones while every card is in exactly one place. The conformance suite
+    checks that it never changes."""
+    d = to_dict(s)
+    cards = [c for part in ("hands", "row", "captured") for group in d[part] for c in group] + d["pile"]
+    return np.bincount(np.array(cards, dtype=np.int64), minlength=int(s[H_NCARDS]))
+
+
+# --- the rest of the engine contract (games/driver.py) --------------------------------
+
+ACTION_SIZE = 3
+start = deal
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    return -1 if s[H_OVER] else s[H_ACTOR]
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """The rules make no decision of their own (never called)."""
+    return END, 0, 0
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    return -1
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, deck, action, outcome):
+    apply(s, rules, deck, action[0], action[1], action[2])
 
 
 def to_dict(s: np.ndarray) -> dict:

@@ -44,7 +44,7 @@ register_policy("hiboufou", "defensive", policy_id=POL.DEFENSIVE,
 POLICY_HELP = (
     "A policy is an @njit function policy(s, rules, deck, seat, params, rng, buf) returning one legal "
     "decision (code, a, b): (0, card, space) lays a card, (1, 0, 0) ends the turn, (2, 0, 0) is the forced "
-    "draw. engine.legal_decisions(s, rules, deck, buf) lists them in buf. deck[card] is a card's colour mask; "
+    "draw. engine.legal(s, rules, deck, buf) lists them in buf. deck[card] is a card's colour mask; "
     "read only your own hand, the row and public counts (sheepsim/games/hiboufou/policies.py).")
 
 DECK_OPTIONS = ("colours", "colours_per_card", "copies")
@@ -80,7 +80,7 @@ def initial_state(rules, start: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, deck, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, deck, specs, rotate, seed, first, n)
+    return K.play_chunk(P, rules_arr, deck, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:

@@ -30,7 +30,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ...rng import rand_below
-from .engine import (ALL_SPACES, H_LAID, HAND, MC, ROWN, SIZE, closing_decision, empty_set, fit_set, legal_decisions,
+from .engine import (ALL_SPACES, H_LAID, HAND, MC, ROWN, SIZE, closing_decision, empty_set, fit_set, legal,
                      legal_plays, open_set, row_masks, space_count, top_mask)
 from .model import CENTRE, DRAW, END, FREE, HAND_EMPTIED, LEFT, MAX_PER_TURN, NSPACES, PLAY, RIGHT, STRICT
 from .rules import R_CAPTURE, R_MATCH_COVERED, R_PRIORITY
@@ -51,7 +51,7 @@ _GROUPS = sum(1 << (3 * i) for i in range(PACKED))      # bit 0 of every 3-bit g
 def random_policy(s, rules, deck, seat, params, rng, buf):
     """Uniform over the legal decisions (model.py), at every decision point: decision
     number rand_below(rng, n) of the sorted list of n. The list is counted, not
-    written out: the same decision as legal_decisions(...)[m], in a fraction of the time."""
+    written out: the same decision as legal(...)[m], in a fraction of the time."""
     k = row_masks(s, rules, deck)
     base = HAND + seat * MC
     h = s[SIZE + seat]
@@ -214,7 +214,7 @@ def _lowest_play(s, buf, n):
 @njit(cache=True)
 def greedy(s, rules, deck, seat, params, rng, buf):
     """Capture the biggest pile reachable this turn; else see the module docstring."""
-    n = legal_decisions(s, rules, deck, buf)
+    n = legal(s, rules, deck, buf)
     if buf[0, 0] == DRAW:
         return DRAW, 0, 0
     c, x, size = best_capture(s, rules, deck, seat, buf)
@@ -230,7 +230,7 @@ def greedy(s, rules, deck, seat, params, rng, buf):
 @njit(cache=True)
 def defensive(s, rules, deck, seat, params, rng, buf):
     """Capture when possible; else leave the smallest biggest pile (module docstring)."""
-    n = legal_decisions(s, rules, deck, buf)
+    n = legal(s, rules, deck, buf)
     if buf[0, 0] == DRAW:
         return DRAW, 0, 0
     c, x, size = best_capture(s, rules, deck, seat, buf)

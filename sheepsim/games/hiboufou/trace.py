@@ -25,21 +25,12 @@ from .model import DECISION_NAMES, DRAW, HAND_SIZE, MAX_PER_TURN, PLAY, SPACE_NA
 # --- replay: play the game again, keeping its decision log ----------------------------
 
 def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
+    """(rules array, seat slots, log, row) of game `game` as the runner plays it; log
+    rows are (actor, code, a, b): no decision has luck."""
     arr = R.to_array(rules)
-    p = rules.num_players
-    rngs = streams(seed, game, P.N_STREAMS)
-    slots = K.seat_slots(game, p, rotate, E.MAX_PLAYERS)
-    ids, params = K.policy_arrays(specs)
-    log = np.full((100_000, 4), -9, dtype=np.int32)
-    row = np.zeros(E.O_SIZE, dtype=np.int32)
-    if K.user_policies(specs):
-        # the runner's user kernel calls play_game with the same chooser and streams
-        s = np.empty(E.STATE_SIZE, dtype=np.int32)
-        buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
-        P.play_game(K.chooser(POL.choose, specs), arr, deck, ids, params, slots, rngs, s, buf, row, log)
-    else:
-        P.replay(arr, deck, ids, params, slots, rngs, row, log)
-    return arr, slots, log[log[:, 0] != -9], row
+    log, row, slots, _ = K.replay(P, arr, deck, specs, rotate, seed, game)
+    return arr, slots, log[:, :4], row
+
 
 
 # --- states ------------------------------------------------------------------------------
@@ -47,10 +38,10 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
 def _states(arr, deck, seed: int, game: int, log) -> list[dict[str, Any]]:
     """The deal, then the state after every logged decision (kernel deal and step)."""
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, deck, streams(seed, game, P.N_STREAMS)[0])
+    E.deal(s, arr, deck, streams(seed, game, P.GAME[5])[0])
     states = [E.to_dict(s)]
     for _, code, a, b in log:
-        E.step(s, arr, deck, int(code), int(a), int(b))
+        E.apply(s, arr, deck, int(code), int(a), int(b))
         states.append(E.to_dict(s))
     return states
 

@@ -9,9 +9,10 @@ State is ONE int32 vector (`STATE_SIZE`), so it can be copied, compared and hash
     S_TURNS      completed turns (a turn ends with a bust or a hold)
     S_ROLLS      dice rolled so far, both seats together
 
-Actions are one int: ACT_ROLL or ACT_HOLD. The die is chance, not a decision: the
-caller draws the face from the acting seat's die stream (play.py) and passes it to
-`step`, so a game can be replayed from its log of (action, face) pairs.
+Actions are one int, ACT_ROLL or ACT_HOLD (as a 1-tuple in the contract's hooks,
+games/driver.py). The die is chance, not a decision: `chance` draws the face from the
+acting seat's die stream and `step` applies it, so a game can be replayed from its log
+of (action, face) pairs.
 
 Rules (Neller & Presser 2004): seat 0 starts. On a turn the player repeatedly chooses
 roll or hold. A roll of 1 ("pig") ends the turn and loses the turn total; any other
@@ -31,11 +32,13 @@ Kernels trust their inputs: `game.py` validates before calling them.
 import numpy as np
 from numba import njit
 
+from ...rng import rand_below
 from .rules import R_GOAL, R_TURN_CAP
 
 VERSION = 1
 MAX_PLAYERS = 2
 MAX_ACTIONS = 2
+ACTION_SIZE = 1
 FACES = 6
 BUST = 1            # rules: rolling a 1 ends the turn and loses the turn total
 
@@ -65,18 +68,49 @@ def is_terminal(s):
 
 
 @njit(cache=True)
-def legal_actions(s, rules, buf):
-    """Fill buf (int32[MAX_ACTIONS]) with the legal actions; return their count.
+def start(s, rules, aux, rng):
+    """The game starts from the state in `aux` (initial_state: a fresh game)."""
+    for k in range(STATE_SIZE):
+        s[k] = aux[k]
+
+
+@njit(cache=True, inline="always")
+def actor(s, rules):
+    return s[S_TO_ACT]
+
+
+@njit(cache=True)
+def legal(s, rules, aux, buf):
+    """Fill buf (int32[MAX_ACTIONS, 1]) with the legal actions; return their count.
 
     Order: roll, then hold (legal only with a turn total > 0). None when over.
     """
     if s[S_TO_ACT] < 0:
         return 0
-    buf[0] = ACT_ROLL
+    buf[0, 0] = ACT_ROLL
     if s[S_TURN] > 0:
-        buf[1] = ACT_HOLD
+        buf[1, 0] = ACT_HOLD
         return 2
     return 1
+
+
+@njit(cache=True, inline="always")
+def nature(s, rules, aux, rng):
+    """Pig has no decision of the rules' own (never called)."""
+    return ACT_ROLL
+
+
+@njit(cache=True, inline="always")
+def chance(s, rules, aux, action, rng):
+    """The die of a roll (1..6) from the seat's die stream; -1 for a hold."""
+    if action[0] == ACT_ROLL:
+        return 1 + rand_below(rng, FACES)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def step(s, rules, aux, action, face):
+    apply(s, rules, action[0], face)
 
 
 @njit(cache=True)
@@ -91,7 +125,7 @@ def _end_turn(s, rules, seat):
 
 
 @njit(cache=True)
-def step(s, rules, action, face):
+def apply(s, rules, action, face):
     """Apply one legal action in place; `face` (1..6) is the die of a roll, unused by a hold."""
     seat = s[S_TO_ACT]
     if action == ACT_HOLD:
@@ -128,3 +162,15 @@ def outcome(s, rules, row):
     row[O_CAPPED] = 1 if winner < 0 else 0
     row[O_TURNS] = s[S_TURNS]
     row[O_ROLLS] = s[S_ROLLS]
+
+
+@njit(cache=True)
+def progress(s, rules, out):
+    """Each seat's standing: its banked score, into out[seat] (float64)."""
+    for q in range(MAX_PLAYERS):
+        out[q] = s[S_SCORE + q]
+
+
+def census(s, rules, aux) -> np.ndarray:
+    """Pig moves nothing between places: nothing to conserve."""
+    return np.zeros(0, dtype=np.int64)

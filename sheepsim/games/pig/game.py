@@ -37,7 +37,7 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, POL.choose, E.O_SIZE, rules_arr, init, specs, rotate, seed, first, n)
+    return K.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:

@@ -22,27 +22,12 @@ from . import rules as R
 # --- replay: play the game again, keeping its (action, face) log ----------------------
 
 def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
-    """Play game `game` exactly as the runner does, keeping its (action, face) log."""
+    """Play game `game` exactly as the runner does, keeping its (action, face) log
+    (face 0 for a hold)."""
     arr = R.to_array(rules)
-    from ...rng import streams
-    slots = np.zeros(E.MAX_PLAYERS, dtype=np.int64)
-    P.seat_slots(game, rules.num_players, rotate, slots)
-    ids, params = K.policy_arrays(specs)
-    users = K.user_policies(specs)
-    size = P.MAX_LOG
-    while True:
-        rngs = streams(seed, game, P.N_STREAMS)
-        log = np.full((size, 2), -1, dtype=np.int32)
-        row = np.zeros(E.O_SIZE, dtype=np.int32)
-        if not users:
-            decisions = P.replay(arr, init, ids, params, slots, rngs, row, log)
-        else:
-            s = np.empty(E.STATE_SIZE, dtype=np.int32)
-            buf = np.empty(E.MAX_ACTIONS, dtype=np.int32)
-            decisions = P.play_game(K.chooser(POL.choose, specs), arr, init, ids, params, slots, rngs, s, buf, row, log)
-        if decisions <= size:
-            return arr, slots, log[:decisions], row
-        size = int(decisions)     # a long game: replay it with a log that fits
+    log, row, slots, _ = K.replay(P, arr, init, specs, rotate, seed, game, P.MAX_LOG)
+    return arr, slots, np.stack([log[:, 1], np.maximum(log[:, 2], 0)], axis=1), row
+
 
 
 # --- the text ----------------------------------------------------------------------------
@@ -69,7 +54,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as
         if total == 0:
             lines.append(f"turn {int(s[E.S_TURNS]) + 1}: seat {seat} ({seat_label[seat]}), "
                          f"scores {int(s[E.S_SCORE])}-{int(s[E.S_SCORE + 1])}")
-        E.step(s, arr, int(action), int(face))
+        E.apply(s, arr, int(action), int(face))
         if action == E.ACT_HOLD:
             event = {"event": "hold", "seat": seat, "banked": total}
             text = f"  holds: banks {total}, score {score} -> {score + total}"

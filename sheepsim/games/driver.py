@@ -1,0 +1,271 @@
+"""The engine contract, and the one driver that plays every game through it.
+
+The contract. Each game's engine module (games/<game>/engine.py) exports the same
+@njit hooks with the same arities; the driver, trace replays, tests and every generic
+tool (search agents, per-turn metrics, the tuner) use only these:
+
+    start(s, rules, aux, rng)               set up game: deal from `rng` (stream 0), or
+                                            copy the start position held in `aux`
+    actor(s, rules) -> int                  the seat to decide; NATURE when the rules
+                                            themselves decide (Battle Sheep's
+                                            board=random build); -1 once the game is over
+    legal(s, rules, aux, buf) -> n          the legal actions of the actor as the first n
+                                            rows of buf, in the game's sorted order
+    nature(s, rules, aux, rng) -> action    the rules' own decision when actor is NATURE
+    chance(s, rules, aux, action, rng) -> c the luck of an action, drawn from the actor's
+                                            luck stream (the kind a blind draw yields, a
+                                            die face), -1 when it has none
+    step(s, rules, aux, action, c)          apply a legal action with its chance outcome
+    outcome(s, rules, row)                  the finished game's result row
+
+and the module constants STATE_SIZE, MAX_ACTIONS, ACTION_SIZE (buf is
+int32[MAX_ACTIONS, ACTION_SIZE]), O_SIZE and O_ROTATION (the result row). Luck is
+drawn apart from its application (chance, then step) so that every engine, reference
+or search agent replays the same luck.
+
+Types. `s`: the int32[STATE_SIZE] state, as the game's `view` gives it (fast.py: a raw
+pointer or an array without reference count; in checked mode the array itself).
+`rules`: the packed rules (rules.to_array), rules[0] the player count, viewed the
+same way; `aux`: the game's fixed data, the deck (Hiboufou, Bobby Sitter) or the start
+position (Battle Sheep, Pig; Bye-Bye Black Sheep deals and leaves it unused), viewed
+the same way except in `start`, which gets the array (it may read its length). `rng`:
+one uint64[4] stream (rng.py), viewed. An action is a tuple of ACTION_SIZE integers (a
+row of buf); a policy may return a plain integer when ACTION_SIZE is 1.
+
+Policies. Built-in policies are dispatched by id through the game's
+`choose(policy_id, s, rules, aux, seat, params, rng, buf)`, in the cached kernel.
+Every user policy, of every game, has ONE signature:
+
+    policy(s, rules, aux, seat, params, rng, buf) -> action
+
+with plain arrays (the state, the packed rules, aux, the seat's policy stream and a
+scratch int32[MAX_ACTIONS, ACTION_SIZE]). The driver checks each action a user policy
+returns against the legal set and stops the run with a fault if it is not there
+(built-ins are trusted, and fast). Bobby Sitter, a game of simultaneous reactions
+rather than turns, keeps its per-flip loop (bobbysitter/play.py) behind `play_chunk`'s
+block machinery: streams, rotation, chunks and faults are the same.
+
+Streams of game g (rng.py): stream 0 is the game's own chance (the deal, a random
+board); LUCK + q is the luck of seat q's decisions; POLICY + q is seat q's policy. They
+are tied to seats, not to policies, so rotating policies keeps common random numbers
+aligned (ANALYSIS-GUIDE rule 2). Games without decision luck set LUCK = POLICY.
+
+Seats and slots: in game g with rotation on, seat q is played by slot (q + g % P) % P,
+so every policy slot plays every seat equally often; the row's O_ROTATION column
+records g % P.
+
+Faults. A user policy's illegal action, a decision point without a legal action, or a
+game longer than MAX_STEPS decisions stops its block: `faults[block]` holds (code, game,
+seat, decision, action...) of the first fault, and the Python side raises a one-line
+error naming the policy (kernels.py). The rules' own turn caps stay in the engines
+(they are rules, with a result); MAX_STEPS is only a safety net.
+"""
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+from ..rng import seed_stream
+
+NATURE = -2
+MAX_STEPS = 10_000_000      # decisions in one game before it is a fault, not a result
+FAULT_ILLEGAL, FAULT_NO_LEGAL, FAULT_TOO_LONG = 1, 2, 3
+FAULT_SIZE = 8              # code, game, seat, decision, then up to 4 action values
+BLOCKS = 64                 # a chunk is shared out in at most this many blocks
+
+
+def as_action(x):
+    """An action as a tuple of int64: a policy's tuple, or its plain integer."""
+
+
+@overload(as_action, inline="always")
+def _as_action(x):
+    if isinstance(x, types.Integer):
+        return lambda x: (np.int64(x),)
+    if isinstance(x, types.BaseTuple) and all(isinstance(t, types.Integer) for t in x.types):
+        items = ", ".join(f"np.int64(x[{i}])" for i in range(len(x)))
+        namespace = {"np": np}
+        exec(f"def impl(x):\n    return ({items},)\n", namespace)
+        return namespace["impl"]
+    return None     # numba then reports the policy's wrong return type (kernels.py)
+
+
+@njit(inline="always")
+def _is_legal(action, buf, n):
+    for i in range(n):
+        same = True
+        for k in range(len(action)):
+            same &= buf[i, k] == action[k]
+        if same:
+            return True
+    return False
+
+
+@njit(inline="always")
+def _fault(fault, code, game, seat, t, action):
+    fault[0] = code
+    fault[1] = game
+    fault[2] = seat
+    fault[3] = t
+    for k in range(min(len(action), FAULT_SIZE - 4)):
+        fault[4 + k] = action[k]
+
+
+@njit(inline="always")
+def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+              state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf, legal_buf,
+              g, row, log, fault):
+    """Play game g from `start` to its end; write its row; return the decisions taken,
+    or -1 after a fault. `state`, `rules_arr`, `aux_arr` are the arrays and `s`, `rules`,
+    `aux` their views (made once a block). If `log` has rows, decision t is logged as
+    (actor, action..., chance)."""
+    luck_base, policy_base = game[3], game[4]
+    start(s, rules, aux_arr, view(rngs[0]))
+    t = 0
+    seat = -3
+    pid = 0
+    params = slot_params[0]
+    policy_rng = luck = rngs[0]
+    while True:
+        who = actor(s, rules)
+        if who == -1:
+            break
+        if who != seat:
+            # a new actor (a new turn, or a White Sheep's owner): its policy, parameters
+            # and streams are looked up once, not at every decision
+            seat = who
+            if who >= 0:
+                slot = seat_slot[who]
+                pid = slot_ids[slot]
+                params = slot_params[slot]
+                policy_rng = rngs[policy_base + who]
+                luck = rngs[luck_base + who]
+            else:
+                luck = rngs[0]
+        if who == NATURE:
+            action = as_action(nature(s, rules, aux, view(rngs[0])))
+        elif pid <= last_builtin:
+            action = as_action(choose(pid, s, rules, aux, who, params, view(policy_rng), buf))
+        else:
+            n = legal(s, rules, aux, legal_buf)
+            if n == 0:
+                _fault(fault, FAULT_NO_LEGAL, g, who, t, (np.int64(0),))
+                return -1
+            action = as_action(user(pid, state, rules_arr, aux_arr, who, params, policy_rng, buf))
+            if not _is_legal(action, legal_buf, n):
+                _fault(fault, FAULT_ILLEGAL, g, who, t, action)
+                return -1
+        c = chance(s, rules, aux, action, view(luck))
+        if t < log.shape[0]:
+            log[t, 0] = who
+            for k in range(len(action)):
+                log[t, 1 + k] = action[k]
+            log[t, 1 + len(action)] = c
+        t += 1
+        if t > MAX_STEPS:
+            _fault(fault, FAULT_TOO_LONG, g, who, t, action)
+            return -1
+        step(s, rules, aux, action, c)
+    outcome(s, rules, row)
+    return t
+
+
+@njit(inline="always")
+def seed_game(seed, g, players, luck_base, policy_base, rngs):
+    """Seed the streams game g of `players` uses (see the module docstring)."""
+    seed_stream(seed, g, 0, rngs[0])
+    for q in range(players):
+        seed_stream(seed, g, luck_base + q, rngs[luck_base + q])
+        seed_stream(seed, g, policy_base + q, rngs[policy_base + q])
+
+
+@njit(inline="always")
+def seat_slots(g, players, rotate, seat_slot):
+    """Which policy slot plays each seat of game g; returns the rotation."""
+    rot = g % players if rotate else 0
+    for q in range(players):
+        slot = q + rot
+        seat_slot[q] = slot - players if slot >= players else slot      # (q + rot) % players
+    return rot
+
+
+@njit(inline="always")
+def play_chunk(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+               rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults):
+    """Games first .. first + len(out) - 1 of a run, one row of `out` each, shared out
+    in blocks over numba's threads. Game g's row depends only on (rules, aux, policies,
+    seed, g): blocks only share out the work, so any thread count gives the same rows.
+
+    `game` is the engine's constants (STATE_SIZE, MAX_ACTIONS, ACTION_SIZE, LUCK, POLICY,
+    N_STREAMS, O_ROTATION, MAX_PLAYERS); the hooks are the engine's, `choose` the
+    built-in dispatcher, `user` the user-policy dispatcher, `view` fast.pointer or
+    fast.array. Call it from a module-level @njit(cache=True, parallel=True) kernel."""
+    n = out.shape[0]
+    nblocks = min(n, BLOCKS)
+    for b in prange(nblocks):
+        play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+                   rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults[b],
+                   b * n // nblocks, (b + 1) * n // nblocks)
+
+
+@njit(inline="always")
+def play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+               rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, fault, lo, hi):
+    state = np.empty(game[0], dtype=np.int32)
+    buf = np.empty((game[1], game[2]), dtype=np.int32)
+    legal_buf = np.empty((game[1], game[2]), dtype=np.int32)
+    rngs = np.empty((game[5], 4), dtype=np.uint64)
+    seat_slot = np.zeros(game[7], dtype=np.int64)
+    no_log = np.empty((0, game[2] + 2), dtype=np.int32)
+    players = rules_arr[0]
+    s, rules, aux = view(state), view(rules_arr), view(aux_arr)
+    for i in range(lo, hi):
+        g = first + i
+        seed_game(seed, g, players, game[3], game[4], rngs)
+        rot = seat_slots(g, players, rotate, seat_slot)
+        if play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+                     state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,
+                     legal_buf, g, out[i], no_log, fault) < 0:
+            return
+        out[i, game[6]] = rot
+
+
+@njit(inline="always")
+def replay(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+           rules_arr, aux_arr, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
+    """One game as the chunk kernel plays it, keeping its log (trace, tests); returns
+    the decisions taken (more than log's rows: replay with a longer log), -1 on a fault."""
+    state = np.empty(game[0], dtype=np.int32)
+    buf = np.empty((game[1], game[2]), dtype=np.int32)
+    legal_buf = np.empty((game[1], game[2]), dtype=np.int32)
+    s, rules, aux = view(state), view(rules_arr), view(aux_arr)
+    return play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+                     state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,
+                     legal_buf, g, row, log, fault)
+
+
+_USER_KERNELS = """
+def play_games_user(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults):
+    play_chunk(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
+               H_GAME, rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults)
+
+
+def replay_user(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
+    return replay(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
+                  H_GAME, rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)
+"""
+
+
+def user_kernels(play, user):
+    """(chunk kernel, replay kernel) of `play`'s game with the user-policy dispatcher
+    `user`, with the same arguments as play.play_games and play.replay. They compile
+    once per process (numba's disk cache does not find generated functions).
+
+    The hooks are globals of generated source, not closure variables: numba's inliner
+    confused the free variables of a closure with the inlined driver's own names."""
+    names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_CHOOSE")
+    namespace = dict(zip(names, play.HOOKS))
+    namespace.update(H_USER=user, H_LAST=play.LAST_BUILTIN, H_VIEW=play.VIEW, H_GAME=play.GAME,
+                     play_chunk=play_chunk, replay=replay, __name__=__name__)
+    exec(compile(_USER_KERNELS, f"<sheepsim user-policy kernels of {play.__name__}>", "exec"), namespace)
+    return njit(parallel=True)(namespace["play_games_user"]), njit(namespace["replay_user"])

@@ -1,0 +1,240 @@
+"""One conformance suite over the game registry (DESIGN 2 and 7, like pgx's api_test).
+
+Every registered game and player count is held to the engine contract (the hooks of
+sheepsim/games/driver.py): random play ends; the game's census (every card, sheep and
+token in exactly one place) never changes; a seat to act always has a legal action;
+the kernel's rows equal a game stepped here through the hooks, in Python, decision by
+decision (an independent check of the driver: same streams, same order); outcome rows
+respect their bounds; the same seed gives the same rows for 1 and 2 threads, any chunk
+size and a replay of one game; the random policy is uniform over the legal set; a user
+policy with the one common signature runs in every game, and one that returns an
+illegal action stops the run with a one-line error.
+
+Bobby Sitter is a game of simultaneous reactions without the decision hooks (its
+per-flip loop is tested in its own files): it takes part in the determinism and
+bounds checks. Rule-specific checks stay in each game's own test files.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from sheepsim.errors import SheepsimError
+from sheepsim.games import all_games, get_game, kernel_modules
+from sheepsim.games.driver import NATURE
+from sheepsim.policies import seat_specs
+from sheepsim.rng import rand_below, streams
+from sheepsim.runner import simulate
+
+TURN_GAMES = ["battlesheep", "blacksheep", "hiboufou", "pig"]
+CASES = [(name, p) for name, g in all_games().items() for p in range(g.players[0], g.players[1] + 1)]
+TURN_CASES = [(name, p) for name, p in CASES if name in TURN_GAMES]
+SEED = 20261201
+
+
+def base_policy(name: str) -> str:
+    """The policy with id 0: `random` in the turn games, `adult` in Bobby Sitter."""
+    from sheepsim.policies import policies_for
+    return policies_for(name)[0].name
+
+
+def _setup(name, players):
+    game = get_game(name)
+    rules = game.make_rules(players, {})
+    return game, rules, game.to_array(rules), game.initial_state(rules, None)
+
+
+def step_game(name, players, seed, g, policy="random", on_state=None):
+    """Game g played here through the hooks, as the driver documents it: streams 0,
+    LUCK + q and POLICY + q; seat q played by slot (q + g % P) % P (rotation on; all
+    slots play `policy`). Returns (final state, row, decisions)."""
+    E, POL, PL = kernel_modules(name)
+    game, rules, arr, aux = _setup(name, players)
+    spec = seat_specs(name, [policy], players)[0]
+    size, max_actions, width, luck, pol, nstreams = PL.GAME[:6]
+    rngs = streams(seed, g, nstreams)
+    s = np.zeros(size, dtype=np.int32)
+    buf = np.zeros((max_actions, width), dtype=np.int32)
+    E.start(s, arr, aux, rngs[0])
+    decisions = 0
+    while (who := int(E.actor(s, arr))) != -1:
+        if on_state is not None:
+            on_state(s, arr, aux, who)
+        if who == NATURE:
+            action = E.nature(s, arr, aux, rngs[0])
+        else:
+            n = E.legal(s, arr, aux, buf)
+            assert n > 0, f"game {g}: seat {who} to act without a legal action"
+            action = POL.choose(spec.policy.id, s, arr, aux, who, spec.vector(), rngs[pol + who], buf)
+        action = tuple(int(x) for x in np.atleast_1d(action))
+        c = E.chance(s, arr, aux, action, rngs[luck + who if who >= 0 else 0])
+        E.step(s, arr, aux, action, c)
+        decisions += 1
+    row = np.zeros(PL.O_SIZE, dtype=np.int32)
+    E.outcome(s, arr, row)
+    row[PL.GAME[6]] = g % players
+    return s, row, decisions
+
+
+@pytest.mark.parametrize("name,players", TURN_CASES)
+def test_hooks_played_in_python_give_the_kernel_rows_and_keep_the_census(name, players):
+    E, POL, PL = kernel_modules(name)
+    game, rules, arr, aux = _setup(name, players)
+    specs = seat_specs(name, ["random"], players)
+    games = 12
+    rows = game.play_chunk(arr, aux, specs, True, SEED, 0, games)
+    for g in range(games):
+        start = {}
+
+        def check(s, rules_arr, aux_arr, who):
+            # every card, sheep and token in exactly one place: the census never changes
+            now = E.census(s, rules_arr, aux_arr)
+            assert (now >= 0).all(), f"game {g}: a negative count in the census"
+            start.setdefault("census", now)
+            assert np.array_equal(now, start["census"]), f"game {g}: census {now} != {start['census']}"
+            assert -1 <= who < players or who == NATURE
+
+        s, row, decisions = step_game(name, players, SEED, g, on_state=check)
+        assert np.array_equal(E.census(s, arr, aux), start["census"])
+        assert np.array_equal(row, rows[g]), f"game {g}: stepped through the hooks {row} != kernel {rows[g]}"
+        log, replayed, _, _ = game_replay(name, players, g)
+        assert len(log) == decisions
+        assert np.array_equal(without_rotation(PL, replayed), without_rotation(PL, rows[g]))
+
+
+def without_rotation(PL, row):
+    """A row without its rotation column, which the chunk kernel writes and replay does not."""
+    return np.delete(row, PL.GAME[6])
+
+
+def game_replay(name, players, g, specs=None):
+    from sheepsim.games import kernels as K
+    _, _, PL = kernel_modules(name)
+    game, rules, arr, aux = _setup(name, players)
+    return K.replay(PL, arr, aux, specs or seat_specs(name, ["random"], players), True, SEED, g)
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_outcome_rows_respect_their_bounds(name, players):
+    game, rules, arr, aux = _setup(name, players)
+    df = simulate(game, rules, seat_specs(name, [base_policy(name)], players), 300, seed=SEED).results
+    assert len(df) == 300 and (df["turns"] >= 0).all()
+    assert df["winner"].between(-1, players - 1).all()
+    mask = df["cowinners"].to_numpy().astype(np.int64)
+    assert (mask < 1 << players).all()
+    winner = df["winner"].to_numpy().astype(np.int64)
+    won = winner >= 0
+    assert (mask[won] == np.left_shift(1, winner[won])).all(), "a winner's cowinners is its own bit"
+    shared = mask[~won]
+    assert ((shared == 0) | (shared & (shared - 1) != 0)).all(), "no winner: nobody, or several share"
+    assert (df.loc[df["capped"], "winner"] >= -1).all()
+    assert df["winner"].nunique() >= 2, "random play is stuck on one result"
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_same_seed_same_rows_for_any_thread_count_chunk_size_and_replay(name, players):
+    import numba
+    game, rules, arr, aux = _setup(name, players)
+    specs = seat_specs(name, [base_policy(name)], players)
+    n = 200
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = game.play_chunk(arr, aux, specs, True, SEED, 0, n)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = game.play_chunk(arr, aux, specs, True, SEED, 0, n)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one, two)
+    pieces = np.concatenate([game.play_chunk(arr, aux, specs, True, SEED, lo, hi - lo)
+                             for lo, hi in ((0, 1), (1, 64), (64, 65), (65, 200))])
+    assert np.array_equal(one, pieces)
+    assert not np.array_equal(one, game.play_chunk(arr, aux, specs, True, SEED + 1, 0, n))
+    if name in TURN_GAMES:
+        for g in (0, 137):
+            _, row, _, _ = game_replay(name, players, g)
+            PL = kernel_modules(name)[2]
+            assert np.array_equal(without_rotation(PL, row), without_rotation(PL, one[g])), f"replay of game {g}"
+
+
+def _states(name, players, games=6, every=7):
+    """A sample of positions with a seat to act, from random play."""
+    out = []
+
+    def keep(s, arr, aux, who):
+        if who >= 0 and keep.k % every == 0:
+            out.append((s.copy(), who))
+        keep.k += 1
+    keep.k = 0
+    for g in range(games):
+        step_game(name, players, SEED, g, on_state=keep)
+    return out
+
+
+@pytest.mark.parametrize("name", TURN_GAMES)
+def test_random_policy_is_uniform_over_the_legal_set(name):
+    E, POL, PL = kernel_modules(name)
+    players = get_game(name).players[1]
+    game, rules, arr, aux = _setup(name, players)
+    params = np.zeros(8)
+    buf = np.zeros(PL.GAME[1:3], dtype=np.int32)
+    tested = 0
+    for s, who in _states(name, players):
+        n = E.legal(s, arr, aux, buf)
+        if n < 2 or n > 60:
+            continue
+        legal = [tuple(int(x) for x in row) for row in buf[:n]]
+        counts = dict.fromkeys(legal, 0)
+        rng_rows = streams(SEED + tested, 0, 1)
+        draws = 40 * n
+        for _ in range(draws):
+            t = s.copy()
+            action = tuple(int(x) for x in np.atleast_1d(POL.choose(POL.RANDOM, t, arr, aux, who, params, rng_rows[0],
+                                                                    buf.copy())))
+            assert action in counts, f"random chose {action}, not legal here"
+            counts[action] += 1
+        p = chisquare(list(counts.values())).pvalue
+        assert p > 1e-4, f"{name}: random policy not uniform over {n} legal actions (p = {p:.2g}): {counts}"
+        tested += 1
+        if tested == 6:
+            break
+    assert tested >= 3, "too few positions with a choice"
+
+
+# one user policy for every game: the first legal action (numba closure over the engine)
+def _first_legal(E, width):
+    from numba import njit
+    legal = E.legal
+    items = ", ".join(f"buf[0, {k}]" for k in range(width))
+    namespace = {"legal": legal}
+    exec(f"def first(s, rules, aux, seat, params, rng, buf):\n    legal(s, rules, aux, buf)\n"
+         f"    return ({items},)\n", namespace)
+    return njit(namespace["first"])
+
+
+def _illegal(width):
+    from numba import njit
+    namespace = {}
+    exec(f"def bad(s, rules, aux, seat, params, rng, buf):\n    return ({', '.join(['-7'] * width)},)\n",
+         namespace)
+    return njit(namespace["bad"])
+
+
+@pytest.mark.parametrize("name", TURN_GAMES)
+def test_a_user_policy_with_the_common_signature_runs_and_an_illegal_one_stops_the_run(name, monkeypatch):
+    from sheepsim import policies as POLICIES
+    E, POL, PL = kernel_modules(name)
+    monkeypatch.setattr(POLICIES, "_REGISTRY", dict(POLICIES._REGISTRY))
+    POLICIES.register_policy(name, "first-legal", doc="the first legal action")(_first_legal(E, PL.GAME[2]))
+    POLICIES.register_policy(name, "cheat", doc="an action that is never legal")(_illegal(PL.GAME[2]))
+    players = get_game(name).players[0]
+    game, rules, arr, aux = _setup(name, players)
+    df = simulate(game, rules, seat_specs(name, ["first-legal", "random"], players), 40, seed=SEED).results
+    assert len(df) == 40 and set(df["policy_0"]) == {"first-legal", "random"}
+    with pytest.raises(SheepsimError) as err:
+        simulate(game, rules, seat_specs(name, ["random", "cheat"], players), 40, seed=SEED)
+    text = str(err.value)
+    assert "policy cheat returned the illegal action (-7" in text and "game 0, seat 1" in text
+    assert "\n" not in text
