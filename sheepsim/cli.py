@@ -263,7 +263,7 @@ def trace(game, players, policies, options, seed, no_rotate, from_position, game
     rules, position = _rules_and_start(g, players, options, from_position)
     specs = seat_specs(g.name, policies, rules.num_players)
     init = g.initial_state(rules, position)
-    click.echo(g.trace(rules, specs, seed, game_index, not no_rotate, init, as_json))
+    click.echo(g.trace(rules, specs, seed, game_index, not no_rotate, init, as_json, deck_file=_deck_option()))
 
 
 @cli.command()

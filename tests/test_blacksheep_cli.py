@@ -129,10 +129,30 @@ def test_simulate_with_options_records_them(tmp_path):
 # ---------------------------------------------------------------------------
 
 DECISION_LINE = re.compile(r"^  turn (\d+) seat (\d): (.*)$")
+HAND_BLOCK = re.compile(r"^  (the deal|after turn \d+|at the end): draw pile (\d+) cards?; (.*)\n"
+                        r"((?:    seat \d (?:hand|zoo): .*\n?)+)", re.M)
+# seed 1 game 0 of this setup: the Magpie enters in turn 1, Black Sheep are drawn with
+# and without other cards at the watering hole, refills, a win in turn 27
+PLAIN = ["-p", "3", "--policy", "threshold:k=7", "--seed", "1", "--game", "0"]
 
 
 def _lines(text):
     return [m.groups() for m in map(DECISION_LINE.match, text.splitlines()) if m]
+
+
+def _trace(*args):
+    """The text's decision lines, each with the JSON states before and after it."""
+    text = run("trace", "blacksheep", *args).output
+    events = json.loads(run("trace", "blacksheep", *args, "--json").output)
+    states = [e["state"] for e in events[:-1]]
+    lines = _lines(text)
+    assert len(lines) == len(events) - 2, "one line per decision"
+    return text, [(int(t), int(q), d, before, after, e)
+                  for (t, q, d), before, after, e in zip(lines, states, states[1:], events[1:-1])]
+
+
+def _names(kinds):
+    return ", ".join(KIND_NAMES[k] for k in kinds)
 
 
 def test_trace_is_readable():
@@ -140,63 +160,255 @@ def test_trace_is_readable():
     assert result.exit_code == 0, result.output
     text = result.output
     lines = text.splitlines()
-    assert lines[0].startswith("Bye-Bye Black Sheep game 0 of seed 1, 2 players, rules {")
-    assert lines[1] == "seats: seat 0 (random), seat 1 (random)"
+    assert lines[0] == ("Bye-Bye Black Sheep game 0 of seed 1: 2 players, 5 triplets to win, hand limit 8, "
+                        "species 1-12")
+    # the rules as NAME=VALUE words, not JSON
+    assert lines[1].startswith("rules: every option at its default: zoo_limit_basis=table_cards, ")
+    assert "{" not in text and '"' not in text
+    rules_text = " ".join(line.strip() for line in lines[1:lines.index("seats: seat 0 (random), seat 1 (random)")])
+    for option in R.OPTIONS:
+        assert f"{option.name}={option.default}" in rules_text
+    assert rules_text.endswith("(see `sheepsim rules blacksheep`)")
+    # said once: hidden hands are shown, the watering hole, the zoo notation
+    assert text.count("This view shows every hand, the hidden ones included") == 1
+    assert text.count("A zoo reads species:cards, e.g. 8:2 = two\ncards of animal 8.") == 1
     # the deal: both hands, each with its own Black Sheep
-    assert lines[3].startswith("    seat 0 hand: Black Sheep, ")
-    assert lines[5].startswith("    seat 1 hand: Black Sheep, ")
+    deal = HAND_BLOCK.search(text)
+    assert deal.group(1) == "the deal" and deal.group(2) == "36"
+    assert deal.group(3) == "the Magpie lies beside the draw pile (not in play yet)"
+    assert deal.group(4).startswith("    seat 0 hand: Black Sheep, ")
     decisions = _lines(text)
     said = [d for _, _, d in decisions]
-    assert any(re.fullmatch(r"draws blindly from seat [01]: (Black Sheep|Eagle|Mole|Magpie|animal \d+)", d)
+    assert decisions[0][0] == "1"           # turns count from 1
+    assert any(re.fullmatch(r"draws blindly from seat [01]: (Black Sheep|Eagle|Mole|Magpie|animal \d+)(: .*)?", d)
                for d in said)
-    assert "stop" in said and "place done" in said and any(d.startswith("places animal ") for d in said)
-    assert re.search(r"^(Capped: )?(draw|seat [01] wins) after \d+ turns; triplets \[\d+, \d+\]$", lines[-1])
+    assert any(d.startswith("stops") for d in said) and any(d.startswith("places animal ") for d in said)
+    assert any(d.endswith("the turn ends") for d in said)
+    # no internal tokens
+    for token in ("place done", "eagle skip", "eagle_ask", "mole none", "mother take", "magpie none",
+                  "white none", "[draw]", "[over]"):
+        assert token not in text, token
+    assert not re.search(r"\btable\b", text), "the rulebook's word is the watering hole"
+    assert re.search(r"^(Capped: .*|seat [01] wins in turn \d+ with 5 triplets; triplets \[\d+, \d+\])$", lines[-1])
     # one line per decision, in the order of the JSON trace
     events = json.loads(run("trace", "blacksheep", "--seed", "1", "--game", "0", "--json").output)[1:-1]
     assert len(decisions) == len(events)
     for (turn, seat, d), e in zip(decisions, events):
         assert int(seat) == e["seat"]
         if e["event"] == "draw":
-            assert d == f"draws blindly from seat {e['decision'][1]}: {KIND_NAMES[e['chance']]}"
+            assert d.startswith(f"draws blindly from seat {e['decision'][1]}: {KIND_NAMES[e['chance']]}")
+
+
+def test_trace_turn_numbers_come_from_the_state_and_the_win_is_in_the_last_turn():
+    text, steps = _trace(*PLAIN)
+    for turn, _, _, before, _, _ in steps:
+        assert turn == before["turn"] + 1
+    last_turn = steps[-1][0]
+    assert last_turn == 27 and steps[-1][4]["winner"] == 2
+    assert text.splitlines()[-1] == "seat 2 wins in turn 27 with 4 triplets; triplets [2, 2, 4]"
+    assert steps[-1][2] == ("places animal 12 in the zoo (1 of up to 6): it completes seat 2's 4th triplet of "
+                            "the 4 needed, seat 2 wins")
+    # known, left for the results fix: the `turns` column counts completed turns (26)
+    end = json.loads(run("trace", "blacksheep", *PLAIN, "--json").output)[-1]["result"]
+    assert end["turns"] == 26
+
+
+def test_trace_says_what_lies_at_the_watering_hole_and_the_allowance_at_every_stop():
+    for args in (PLAIN, EFFECTS, ["-p", "3", "--seed", "1", "--game", "0", "--policy", "random"]):
+        _, steps = _trace(*args)
+        stops = 0
+        for _, q, d, before, after, e in steps:
+            failed = e["event"] == "eagle_ask" and len(after["table"]) <= len(before["table"])
+            if e["event"] != "stop" and not failed:
+                continue
+            stops += 1
+            n = len(before["table"])
+            if n:
+                card = "the card" if n == 1 else f"the {n} cards"
+                assert f"seat {q} takes {card} at the watering hole into hand ({_names(before['table'])})" in d, d
+            assert after["limit"] == max(0, n - 2)
+            cards = "card taken" if n == 1 else "cards taken"
+            assert d.endswith(f"N = {n} {cards}, so up to N - 2 = {n - 2} may go to the zoo" if n > 2 else
+                              f"N = {n} {cards}, so no card may go to the zoo"), d
+        assert stops
+    # the Eagle's failure is a stop too (random policy, seed 1 game 0, turn 8)
+    _, steps = _trace("-p", "3", "--seed", "1", "--game", "0", "--policy", "random")
+    assert any(d == "Eagle: asks seat 2 for an animal 10: seat 2 has none, so the Eagle fails: seat 1 takes the "
+                    "3 cards at the watering hole into hand (animal 12, animal 7, Eagle); N = 3 cards taken, so up "
+                    "to N - 2 = 1 may go to the zoo" for t, _, d, *_ in steps if t == 8)
+
+
+def test_trace_allowance_counts_blind_draws_with_zoo_limit_basis_blind_draws():
+    _, steps = _trace("-p", "3", "--policy", "threshold:k=7", "--seed", "1", "--game", "0",
+                      "-o", "zoo_limit_basis=blind_draws", "-o", "wolf=on")
+    stops = [(d, before, after) for _, _, d, before, after, e in steps if e["event"] == "stop"]
+    assert stops[0][0] == ("stops: seat 0 takes the 8 cards at the watering hole into hand (animal 12, animal 9, "
+                           "animal 7, animal 2, Eagle, animal 4, Mole, animal 1); N = 7 blind draws this turn, so up "
+                           "to N - 2 = 5 may go to the zoo")
+    for d, before, after in stops:
+        assert f"N = {before['draws']} blind draw" in d and after["limit"] == max(0, before["draws"] - 2)
+
+
+def test_trace_announces_the_magpie_entering_play():
+    text, steps = _trace(*PLAIN)
+    entered = [(t, d, after) for t, _, d, before, after, _ in steps
+               if after["magpie_in_play"] and not before["magpie_in_play"]]
+    assert len(entered) == 1 and text.count("the Magpie enters play") == 1
+    turn, d, after = entered[0]
+    assert turn == 1 and d == ("places animal 7 in the zoo (5 of up to 5); the Magpie enters play (animal 7 is "
+                               "the 3rd species in seat 0's zoo) and goes into seat 0's hand")
+    assert after["hands"][0][3] == 1        # the Magpie (kind 3) is in seat 0's hand
+    assert "  after turn 1: draw pile 26 cards; the Magpie is in play\n" in text
+    # option magpie_entry=draw_pile_shuffled: where it went in the pile
+    _, steps = _trace(*PLAIN, "-o", "magpie_entry=draw_pile_shuffled")
+    (d, after), = [(d, after) for _, _, d, before, after, _ in steps
+                   if after["magpie_in_play"] and not before["magpie_in_play"]]
+    assert d.endswith("the Magpie enters play (animal 7 is the 3rd species in seat 0's zoo) and is shuffled into "
+                      "the draw pile, under 15 cards")
+    assert after["pile"].index(3) == 15
+
+
+def test_trace_says_what_a_black_sheep_did():
+    text, steps = _trace(*PLAIN)
+    blacks = [(t, q, d, before, after) for t, q, d, before, after, e in steps
+              if e["event"] == "draw" and e["chance"] == 0]
+    assert len(blacks) > 3
+    for t, q, d, before, after in blacks:
+        # what the engine did: the Black Sheep back to its owner, the rest to the drawer
+        o = int(re.match(r"draws blindly from seat (\d)", d).group(1))
+        assert after["hands"][o][0] == 1 and after["hands"][q][0] == 1 and after["table"] == []
+        table = before["table"]
+        for k in set(table):
+            assert after["hands"][q][k] >= before["hands"][q][k] + table.count(k)
+        assert after["turn"] == before["turn"] + 1 and after["placed"] == 0   # no placement, the turn ended
+        rest = ("nothing else lay at the watering hole" if not table else
+                f"seat {q} takes the other {'card' if len(table) == 1 else f'{len(table)} cards'} at the watering "
+                f"hole into hand ({_names(table)})")
+        assert d == f"draws blindly from seat {o}: Black Sheep: it goes back to seat {o}; {rest}; no zoo " \
+                    f"placement, the turn ends"
+    assert ("  turn 2 seat 1: draws blindly from seat 0: Black Sheep: it goes back to seat 0; seat 1 takes the "
+            "other 4 cards at the watering hole into hand (animal 6, animal 5, Magpie, animal 7); no zoo placement, "
+            "the turn ends\n") in text
+
+
+def test_trace_narrates_refills():
+    text, steps = _trace(*PLAIN)
+    lines = text.splitlines()
+    ends = [(before, after) for _, _, _, before, after, _ in steps if after["turn"] != before["turn"]]
+    refills = [line for line in lines if line.startswith("    refill")]
+    assert len(refills) == len(ends)
+    for line, (before, after) in zip(refills, ends):
+        a = before["active"]
+        if not before["pile"]:
+            assert line == "    refill: the draw pile is empty, so nobody draws"
+            continue
+        if before["pile"] == after["pile"]:
+            assert line == "    refill: no other hand is below 7 cards, so nobody draws"
+            continue
+        at, said = 0, []
+        for k in (1, 2):
+            q = (a + k) % 3
+            got = sum(after["hands"][q]) - sum(before["hands"][q])
+            if got:
+                said.append(f"seat {q} draws {got} ({_names(before['pile'][at:at + got])})")
+                at += got
+        left = f"{len(after['pile'])} cards left" if after["pile"] else "the draw pile is now empty"
+        assert line == f"    refill to 7 cards, clockwise from seat {(a + 1) % 3}: {', '.join(said)}; {left}"
+    assert ("    refill to 7 cards, clockwise from seat 1: seat 1 draws 3 (animal 10, animal 7, animal 8), seat 2 "
+            "draws 4 (animal 11, animal 1, animal 4, animal 5); 26 cards left") in lines
+    assert "    refill to 7 cards, clockwise from seat 0: seat 0 draws 2 (animal 1, animal 11), seat 1 draws 1 " \
+           "(animal 10); the draw pile is now empty" in lines
 
 
 def test_trace_names_every_effect_and_shows_the_hands_after_each_turn():
     result = run("trace", "blacksheep", *EFFECTS)
     assert result.exit_code == 0, result.output
     text = result.output
+    assert text.splitlines()[1].startswith(
+        "rules: wolf=on, white_sheep=on, mother_sheep=on, joker=on (changed from the defaults); the others at")
+    assert "8:2+Joker = two animal 8 and the Joker bound to species 8" in text.replace("\n", " ")
     events = json.loads(run("trace", "blacksheep", *EFFECTS, "--json").output)
     said = [d for _, _, d in _lines(text)]
     for kind in ("Black Sheep", "Wolf", "Eagle", "Mole", "White Sheep", "Mother Sheep"):
         # an effect's outcome may follow after a colon (e.g. what the Wolf set aside)
         assert any(re.fullmatch(rf"draws blindly from seat \d: {kind}(: .+)?", d) for d in said), kind
-    assert any(re.fullmatch(r"Eagle: asks seat \d for species \d+: (gets .+|no such card.*)", d) for d in said)
-    assert any(re.fullmatch(r"Mole: takes animal \d+", d) for d in said)
-    assert any(re.fullmatch(r"Magpie: takes animal \d+ from seat \d's zoo", d) for d in said)
-    assert any(re.fullmatch(r"White Sheep: places animal \d+", d) for d in said)
-    assert any(d.startswith("mother take: Mother Sheep brings ") for d in said) and "stop" in said
+    assert any(re.fullmatch(r"Eagle: asks seat \d for an animal \d+: seat \d hands one over to the watering hole", d)
+               for d in said)
+    assert any(re.fullmatch(r"Mole: looks at seat \d's hand and takes animal \d+ to the watering hole", d)
+               for d in said)
+    assert any(re.fullmatch(r"Magpie: takes animal \d+ from seat \d's zoo to the watering hole", d) for d in said)
+    # seat 0 had three animal 9 in its zoo
+    assert ("  turn 12 seat 2: Magpie: takes animal 9 from seat 0's zoo to the watering hole, breaking seat 0's "
+            "triplet of animal 9") in text.splitlines()
+    assert any(re.fullmatch(r"White Sheep \(drawn from this seat\): moves animal \d+ from hand to own zoo \(no N - 2 "
+                            r"limit\)(; .*)?", d) for d in said)
+    assert any(re.fullmatch(r"Mother Sheep: turns the top card of the draw pile up at the watering hole: .+", d)
+               for d in said)
+    assert any(d.startswith("places the Joker as species 1 in the zoo") for d in said)
+    assert "    seat 1 zoo:  1:2+Joker 5:3 7:2 8:2 10:3  (3 triplets)" in text
     # after every turn: the pile size, every hand (hidden ones too) and every zoo, as in the JSON state
-    blocks = re.findall(r"    \[(\w+)\] pile (\d+) cards\n((?:    seat \d (?:hand|zoo): .*\n?)+)", text)
+    blocks = HAND_BLOCK.findall(text)
     states = [e["state"] for e in events[:-1]]
     turn_ends = [now for before, now in zip(states, states[1:]) if now["turn"] != before["turn"] or now["phase"] == 7]
     assert len(blocks) == 1 + len(turn_ends)
-    for (phase, npile, body), state in zip(blocks, [events[0]["state"]] + turn_ends):
+    for (_, npile, magpie, body), state in zip(blocks, [events[0]["state"]] + turn_ends):
         assert int(npile) == len(state["pile"])
+        assert magpie == ("the Magpie is in play" if state["magpie_in_play"] else
+                          "the Magpie lies beside the draw pile (not in play yet)")
         for q, counts in enumerate(state["hands"]):
             listed = ", ".join(f"{c}x {KIND_NAMES[k]}" if c > 1 else KIND_NAMES[k] for k, c in enumerate(counts) if c)
             assert f"    seat {q} hand: {listed}\n" in body + "\n"
 
 
 def test_trace_states_the_outcome_of_every_effect():
-    text = run("trace", "blacksheep", *EFFECTS).output
-    lines = [d for _, _, d in _lines(text)]
-    eagle = [d for d in lines if d.startswith("Eagle: asks")]
-    mother = [d for d in lines if d.startswith("mother take") or "Mother Sheep:" in d]
-    wolf = [i for i, d in enumerate(lines) if "draws blindly" in d and ": Wolf" in d]
-    assert eagle and mother and wolf, "the traced game must show each effect"
-    assert all(re.search(r"gets|got|no such card|fails|takes", d) for d in eagle), eagle
-    assert all(re.search(r"animal \d+|Eagle|Mole|Magpie|Wolf|Sheep|Joker", d.replace("Mother Sheep:", ""))
-               for d in mother), mother
-    assert all("aside" in lines[i] for i in wolf)
+    text, steps = _trace(*EFFECTS)
+    wolf = [(t, q, d, before, after) for t, q, d, before, after, e in steps
+            if e["event"] == "draw" and e["chance"] == 4]
+    assert wolf, "the traced game must show the Wolf"
+    for _, _, d, before, after in wolf:
+        o = int(re.match(r"draws blindly from seat (\d)", d).group(1))
+        table = before["table"]
+        if table:
+            what = "the other card" if len(table) == 1 else f"the other {len(table)} cards"
+            assert d.endswith(f": Wolf: seat {o} sets aside {what} at the watering hole ({_names(table)}) until "
+                              f"the end of the turn; the Wolf stays at the watering hole"), d
+            assert after["table"] == [4] and sum(after["set_aside"][o]) == sum(before["set_aside"][o]) + len(table)
+        else:
+            assert d.endswith(f": Wolf: nothing else lies at the watering hole for seat {o} to set aside"), d
+    assert ("  turn 10 seat 0: draws blindly from seat 2: Wolf: seat 2 sets aside the other card at the watering "
+            "hole (animal 2) until the end of the turn; the Wolf stays at the watering hole") in text
+    # the set-aside cards go back to their owner at the end of the turn, before the refill
+    lines = text.splitlines()
+    back = lines.index("    seat 2 takes back the cards the Wolf set aside: animal 2")
+    assert lines[back - 1] == "  turn 10 seat 0: has placed the 2 cards allowed; the turn ends"
+    assert lines[back + 1].startswith("    refill")
+    mother = [d for _, _, d, *_ in steps if d.startswith("Mother Sheep:")]
+    assert mother and all(re.search(r": (animal \d+|Eagle|Mole|Magpie|Wolf|White Sheep|Joker)$|leaves", d)
+                          for d in mother), mother
+
+
+def test_trace_wolf_cards_return_after_the_refill_with_wolf_return_after_refill():
+    text = run("trace", "blacksheep", "-p", "3", "--policy", "threshold:k=7", "--seed", "1", "--game", "0",
+               "-o", "wolf=on", "-o", "wolf_return=after_refill").output
+    lines = text.splitlines()
+    back = lines.index("    seat 0 takes back the cards the Wolf set aside: animal 2")
+    assert lines[back - 1].startswith("    refill")
+
+
+def test_trace_says_when_the_turn_cap_ended_a_game():
+    args = ["-p", "2", "--policy", "threshold:k=7", "--seed", "1", "--game", "0", "-o", "turn_cap=10"]
+    text = run("trace", "blacksheep", *args).output
+    assert text.splitlines()[-1] == ("Capped: the turn cap (turn_cap=10) stops the game after turn 10: a draw; "
+                                     "triplets [3, 0]")
+    assert _lines(text)[-1][0] == "10"
+    args += ["-o", "cap_resolution=most_triplets"]
+    text = run("trace", "blacksheep", *args).output
+    final = json.loads(run("trace", "blacksheep", *args, "--json").output)[-2]["state"]
+    zoo = [sum(z) for z in final["zoos"]]
+    assert final["capped"] and final["winner"] == 0 and zoo == [14, 4]
+    assert text.splitlines()[-1] == ("Capped: the turn cap (turn_cap=10) stops the game after turn 10 "
+                                     "(cap_resolution=most_triplets): seat 0 wins on most triplets, then most zoo "
+                                     "cards; triplets [3, 0], zoo cards [14, 4]")
 
 
 def test_trace_json_is_the_full_state_after_every_event_and_replays_in_the_reference():

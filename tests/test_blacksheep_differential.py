@@ -17,7 +17,8 @@ from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import reference as ref
 from sheepsim.games.blacksheep import rules as R
-from sheepsim.games.blacksheep.game import _reference_options, to_dict
+from sheepsim.games.blacksheep.game import _reference_options
+from sheepsim.games.blacksheep.trace import to_dict
 from sheepsim.games.blacksheep.policies import RANDOM, RISK, THRESHOLD
 from sheepsim.rng import streams
 

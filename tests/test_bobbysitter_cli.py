@@ -5,6 +5,7 @@ trace, deck files, user player models, invariants over many games, and bad input
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -87,6 +88,125 @@ def test_deck_file(tmp_path):
     js = tmp_path / "deck.json"
     js.write_text(json.dumps([{"sheep": 1}, {"wolf": True, "sheep": 1}]))
     assert run("simulate", "bobbysitter", "--deck", str(js), "--games", "50", "-q").exit_code == 0
+
+
+# ---------------------------------------------------------------------------
+# trace text
+# ---------------------------------------------------------------------------
+
+SLOPPY = "profile:p_false_empty=0.4,p_false_hidden=0.5,p_wrong_counter=0.2"
+FLIP = re.compile(r"^flip (\d+): seat (\d) flips card (\d+), (.*)$")
+
+
+def _blocks(*args):
+    """The text's flips (number, header rest, the lines under it), each with its JSON event
+    and the state before it."""
+    text = run("trace", "bobbysitter", *args).output
+    events = json.loads(run("trace", "bobbysitter", *args, "--json").output)
+    blocks = []
+    for line in text.splitlines():
+        m = FLIP.match(line)
+        if m:
+            blocks.append([int(m.group(1)), m.group(4), []])
+        elif blocks and line.startswith("    "):
+            blocks[-1][2].append(line.strip())
+    assert len(blocks) == len(events) - 2
+    states = [e["state"] for e in events[:-1]]
+    return text, [(n, head, body, e, before) for (n, head, body), e, before in zip(blocks, events[1:-1], states)]
+
+
+def test_trace_header_and_flip_numbers():
+    text, blocks = _blocks("-p", "3", "--seed", "1")
+    lines = text.splitlines()
+    assert lines[0] == ("Bobby Sitter game 0 of seed 1: 3 players, 5 tokens to win, 56 cards (the generated deck: "
+                        "an assumption, no card list was found)")
+    assert lines[1].startswith("rules: every option at its default: wolf_cards=10, wolf_sheep_cards=4, ")
+    assert "{" not in text and "Reaction profiles are assumptions" in text
+    assert [n for n, *_ in blocks] == list(range(1, len(blocks) + 1))
+    assert all(n == before["flips"] + 1 for n, _, _, _, before in blocks)
+    assert blocks[0][2] == ["nobody reacts: no change; tokens [2, 2, 2], stock 19, BOBBY counters 2"]
+    assert blocks[3][2] == ["reactions: seat 0 BOBBY 379 ms, seat 1 BOBBY 435 ms, seat 2 BOBBY 543 ms",
+                            "seats 0 and 1 take BOBBY counters; seat 2 loses 1 token: left without a BOBBY",
+                            "tokens [2, 2, 1], stock 20, BOBBY counters 2"]
+
+
+def test_trace_says_why_a_token_was_lost():
+    text, blocks = _blocks("-p", "3", "--policy", SLOPPY, "--seed", "1", "--game", "0")
+    reasons = {"left without a BOBBY", "grabbed a BOBBY, the wrong counter",
+               "grabbed the SHEEP, the wrong counter, and holds no BOBBY (at most one token a card)",
+               "reacted to a no-react card (a hidden wolf)", "reacted to a no-react card (an empty card)"}
+    seen = set()
+    for n, head, body, e, before in blocks:
+        said = "; ".join(body)
+        for q, (was, now) in enumerate(zip(before["tokens"], e["state"]["tokens"])):
+            if now < was:
+                m = re.search(rf"seat {q} loses {was - now} tokens?: ([^;]+)", said)
+                assert m and m.group(1) in reasons, (n, said)
+                seen.add(m.group(1))
+            elif now > was:
+                assert f"seat {q} takes the SHEEP: +1 token from the stock" in said
+            else:
+                assert f"seat {q} loses" not in said
+    assert seen == reasons, "every reason appears in this game"
+    assert ("seat 0 takes the BOBBY counter; seat 1 loses 1 token: grabbed the SHEEP, the wrong counter, and holds "
+            "no BOBBY (at most one token a card)") in text
+    assert ("seat 1 takes the SHEEP: +1 token from the stock; seat 0 loses 1 token: grabbed a BOBBY, the wrong "
+            "counter") in text
+    assert ("seat 1 loses 1 token: reacted to a no-react card (an empty card); seat 1 has no token left and is "
+            "eliminated; one BOBBY counter is removed (0 left)") in text
+    # with max_loss_per_card=unlimited the wrong SHEEP costs 2, said without the cap
+    text = run("trace", "bobbysitter", "-p", "3", "--policy", SLOPPY, "--seed", "1", "--game", "0",
+               "-o", "max_loss_per_card=unlimited").output
+    assert re.search(r"loses 2 tokens: grabbed the SHEEP, the wrong counter, and holds no BOBBY(;|$)", text, re.M)
+
+
+def test_trace_says_why_a_game_ended():
+    def last(*args):
+        return run("trace", "bobbysitter", *args).output.splitlines()[-1]
+    assert last("-p", "3", "--seed", "1") == ("seat 2 reaches 5 tokens (target_tokens=5) and wins after 11 flips; "
+                                              "tokens [2, 2, 5]")
+    assert last("-p", "3", "--policy", SLOPPY, "--seed", "1") == ("seat 0 is the last player standing and wins "
+                                                                   "after 17 flips; tokens [3, 0, 0]")
+    assert last("-p", "2", "--policy", SLOPPY, "--seed", "1", "--game", "4") == (
+        "every remaining player (seats 0 and 1) is eliminated on the same card: a draw after 2 flips; tokens [0, 0]")
+    assert last("-p", "6", "--seed", "1", "--game", "3", "-o", "stack_mode=per_player", "-o",
+                "last_standing_wins=no") == ("seat 2, the last player left, is eliminated: a draw after 89 flips; "
+                                             "tokens [0, 0, 0, 0, 0, 0]")
+    capped = ["-p", "3", "--seed", "1", "--game", "3", "-o", "flip_cap=30"]
+    assert last(*capped) == ("the flip cap (flip_cap=30) stops the game after 30 flips: seat 1 wins with the most "
+                             "tokens (cap_resolution=most_tokens); tokens [1, 3, 0]")
+    assert last(*capped, "-o", "cap_resolution=draw") == ("the flip cap (flip_cap=30) stops the game after 30 flips: "
+                                                          "a draw (cap_resolution=draw); tokens [1, 3, 0]")
+    end = json.loads(run("trace", "bobbysitter", *capped, "--json").output)[-1]["result"]
+    assert end == {"winner": 1, "flips": 30, "capped": True, "tokens": [1, 3, 0]}
+
+
+def test_trace_wolf_with_sheep_cards_keep_their_wolf():
+    args = ["-p", "3", "--seed", "1", "--game", "3"]
+    assert "flip 28: seat 1 flips card 11, wolf + 1 sheep: everyone grabs a BOBBY" in \
+        run("trace", "bobbysitter", *args).output.splitlines()
+    text, blocks = _blocks(*args, "-o", "wolf_with_sheep=sheep")
+    assert "flip 28: seat 1 flips card 11, wolf + 1 sheep, a sheep card (wolf_with_sheep=sheep): everyone grabs " \
+           "the SHEEP" in text.splitlines()
+    n, head, body, e, before = blocks[27]
+    assert e["class"] == "sheep" and body[1] == "seat 1 takes the SHEEP: +1 token from the stock"
+    # every wolf + sheep card of the deck (ids 10-13) is named with its wolf
+    assert all(head.startswith("wolf + 1 sheep, a sheep card") for _, head, _, e, _ in blocks if 10 <= e["card"] < 14)
+
+
+def test_trace_deck_file_header(tmp_path):
+    deck = tmp_path / "deck.toml"
+    deck.write_text('cards = [{sheep = 2, count = 20}, {wolf = true, sheep = 1, count = 10}, {count = 5}]\n')
+    text = run("trace", "bobbysitter", "-p", "3", "--deck", str(deck), "-o", "wolf_with_sheep=sheep").output
+    lines = text.splitlines()
+    assert lines[0] == f"Bobby Sitter game 0 of seed 0: 3 players, 5 tokens to win, deck file {deck} (35 cards)"
+    seats_at = next(i for i, line in enumerate(lines) if line.startswith("seats: "))
+    rules_text = " ".join(line.strip() for line in lines[1:seats_at])
+    assert rules_text.startswith("rules: wolf_with_sheep=sheep (changed from the defaults); the others at their "
+                                 "defaults: tokens=25, ")
+    for name in ("wolf_cards", "wolf_sheep_cards", "sheep_cards", "hidden_wolf_cards", "empty_cards"):
+        assert f"{name}=" not in text
+    assert re.search(r"^flip \d+: seat \d flips card (2\d|1\d), wolf \+ 1 sheep, a sheep card", text, re.M)
 
 
 USER_MODEL = '''

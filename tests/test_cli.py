@@ -93,10 +93,22 @@ def test_trace_text_and_json():
     assert text.exit_code == 0
     assert "adds tile" in text.output and "places the starting stack" in text.output and "moves" in text.output
     assert " A16" in text.output or "A16" in text.output
+    lines = text.output.splitlines()
+    assert lines[0] == "Battle Sheep game 2 of seed 3, 2 players"
+    assert lines[1].startswith("rules: every option at its default: tiles_per_player=4, stack_size=16, ")
+    assert "{" not in text.output
     events = json.loads(run("trace", "battlesheep", "--seed", "3", "--game", "2", "--json").output)
     assert events[0]["event"] == "start" and events[-1]["event"] == "end"
     assert all("position" in e for e in events[:-1])
     assert events[-2]["position"]["phase"] == "over"
+
+
+def test_trace_names_the_seats_of_a_shared_result():
+    from sheepsim.games.battlesheep.trace import _describe_result
+    result = {"winner": -1, "cowinners": [0, 2], "scores": [9, 7, 9], "herds": [6, 7, 6], "tiebreak": True,
+              "loser": -1, "moves": 40}
+    assert _describe_result(result) == ("Shared result between seats 0 and 2. seat 0: 9 pastures (herd 6), "
+                                        "seat 1: 7 pastures (herd 7), seat 2: 9 pastures (herd 6)")
 
 
 def test_trace_matches_simulate_row(tmp_path):

@@ -4,6 +4,7 @@ input (one line, exit 2)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -36,7 +37,112 @@ def test_simulate_and_trace_agree():
         cards = sum(st["hands"], []) + sum(st["row"], []) + st["pile"] + sum(st["captured"], [])
         assert sorted(cards) == list(range(60))
     text = run("trace", "hiboufou", "-p", "3", "--seed", "4", "--game", "2").output
-    assert "row: [" in text and "seat 0 hand:" in text and ("lays " in text)
+    assert "row [" in text and "seat 0 hand:" in text and ("lays " in text)
+
+
+# ---------------------------------------------------------------------------
+# trace text
+# ---------------------------------------------------------------------------
+
+LINE = re.compile(r"^  turn (\d+) seat (\d): (.*)$")
+# seed 4 game 2 of 3 random players: captures, a forced draw, passes on an empty pile
+GAME_ARGS = ["-p", "3", "--seed", "4", "--game", "2"]
+
+
+def _steps(*args):
+    """The text's decision lines, each with the JSON states before and after it."""
+    text = run("trace", "hiboufou", *args).output
+    events = json.loads(run("trace", "hiboufou", *args, "--json").output)
+    states = [e["state"] for e in events[:-1]]
+    lines = [LINE.match(line).groups() for line in text.splitlines() if LINE.match(line)]
+    assert len(lines) == len(events) - 2
+    return text, [(int(t), int(q), d, before, after, e)
+                  for (t, q, d), before, after, e in zip(lines, states, states[1:], events[1:-1])]
+
+
+def test_trace_header_and_turn_numbers():
+    text, steps = _steps(*GAME_ARGS)
+    lines = text.splitlines()
+    assert lines[0] == ("Hiboufou game 2 of seed 4: 3 players, 60 cards (the generated deck: an assumption, no "
+                        "component list was found)")
+    assert lines[1].startswith("rules: every option at its default: colours=6, colours_per_card=2, copies=4, ")
+    assert "{" not in text and "This view shows every hand, the hidden ones included." in text
+    for turn, _, _, before, _, _ in steps:
+        assert turn == before["turn"] + 1
+    assert steps[0][0] == 1 and steps[-1][0] == 37
+    end = json.loads(run("trace", "hiboufou", *GAME_ARGS, "--json").output)[-1]["result"]
+    assert end["turns"] == 37
+    assert lines[-2:] == ["the draw pile is empty and nobody can lay a card: the game ends after turn 37.",
+                          "seat 2 wins with 28 captured cards; captured cards [2, 17, 28]"]
+
+
+def test_trace_says_when_a_pile_is_won():
+    text, steps = _steps(*GAME_ARGS)
+    won = [(q, d, before, after, e) for _, q, d, before, after, e in steps
+           if e["event"] == "play" and len(after["captured"][q]) > len(before["captured"][q])]
+    assert len(won) > 3 and text.count(" pile, ") == len(won)
+    spaces = ("left", "centre", "right")
+    for q, d, before, after, e in won:
+        space = e["decision"][2]
+        n = len(before["row"][space]) + 1
+        assert after["row"][space] == [] and len(after["captured"][q]) - len(before["captured"][q]) == n
+        assert d.endswith(f", its 3rd card this turn, its hand empty: seat {q} wins the {spaces[space]} pile, "
+                          f"{n} cards"), d
+    assert ("  turn 6 seat 2: lays orange+yellow on the left space, its 3rd card this turn, its hand empty: seat 2 "
+            "wins the left pile, 5 cards") in text.splitlines()
+
+
+def test_trace_forced_draw_and_pass_on_an_empty_pile():
+    text, steps = _steps(*GAME_ARGS)
+    draws = [(d, before, after) for _, _, d, before, after, e in steps if e["event"] == "draw"]
+    assert any(before["pile"] for _, before, _ in draws) and any(not before["pile"] for _, before, _ in draws)
+    for d, before, after in draws:
+        if before["pile"]:
+            assert d.startswith("cannot lay a card and draws ") and d.endswith("; the turn ends")
+            assert len(after["pile"]) == len(before["pile"]) - 1
+        else:
+            assert d == "cannot lay a card and the draw pile is empty: passes", d
+            assert after["hands"] == before["hands"]
+    assert "  turn 27 seat 2: cannot lay a card and draws orange+purple; the turn ends" in text.splitlines()
+    assert "  turn 31 seat 0: cannot lay a card and the draw pile is empty: passes" in text.splitlines()
+    # with play_after_forced_draw=yes the drawer may go on
+    text = run("trace", "hiboufou", "-p", "2", "--seed", "1", "--game", "1", "-o", "play_after_forced_draw=yes",
+               "-o", "mandatory_play=no").output
+    assert re.search(r"cannot lay a card and draws \S+; it may lay cards now \(play_after_forced_draw=yes\)", text)
+
+
+def test_trace_refills_after_a_turn():
+    text, steps = _steps(*GAME_ARGS)
+    lines = text.splitlines()
+    assert lines.index("    seat 0 draws back up to 3 cards: red+yellow, blue+purple") == \
+        lines.index("  turn 1 seat 0: ends the turn") + 1
+    assert "    the draw pile is empty: seat 0 draws nothing and holds 0 cards" in lines
+
+
+def test_trace_names_who_shares_a_shared_win_and_the_tie_break():
+    args = ["-p", "2", "--policy", "defensive", "--seed", "1", "--game", "1"]
+    end = json.loads(run("trace", "hiboufou", *args, "--json").output)[-1]["result"]
+    assert end["winner"] == -1 and end["captured"] == [27, 27]
+    text = run("trace", "hiboufou", *args).output
+    assert text.splitlines()[-1] == "seats 0 and 1 share the win with 27 captured cards each; captured cards [27, 27]"
+    text = run("trace", "hiboufou", *args, "-o", "tiebreak=last_capture").output
+    assert text.splitlines()[-1] == ("seats 0 and 1 tie with 27 captured cards each; seat 1 wins the tie-break with "
+                                     "the most recent capture (turn 36); captured cards [27, 27]")
+    assert "  turn 36 seat 1: lays blue+purple on the centre space, its 3rd card this turn, its hand empty: seat 1 " \
+           "wins the centre pile, 5 cards" in text.splitlines()
+    text = run("trace", "hiboufou", *args, "-o", "tiebreak=fewest_cards_in_hand").output
+    assert text.splitlines()[-1] == ("seats 0 and 1 tie with 27 captured cards each; seat 1 wins the tie-break, "
+                                     "holding the fewest cards (0); captured cards [27, 27]")
+    assert "    seat 0 hand: orange+purple; captured 27\n    seat 1 hand: -; captured 27" in text
+
+
+def test_trace_says_when_the_turn_cap_ended_a_game():
+    text, steps = _steps(*GAME_ARGS, "-o", "turn_cap=8")
+    assert steps[-1][0] == 8 and steps[-1][4]["over"]
+    assert json.loads(run("trace", "hiboufou", *GAME_ARGS, "-o", "turn_cap=8", "--json").output)[-1]["result"][
+        "capped"]
+    assert text.splitlines()[-2:] == ["the turn cap (turn_cap=8) stops the game after turn 8; it is scored as usual.",
+                                      "seat 2 wins with 5 captured cards; captured cards [0, 0, 5]"]
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -111,7 +217,11 @@ def test_deck_file_is_dealt_recorded_and_read_the_same_from_toml_and_json(tmp_pa
     row = frames[0][frames[0].game == 5].iloc[0]
     assert events[-1]["result"]["captured"] == [int(row[f"score_{q}"]) for q in range(4)]
     text = run("trace", "hiboufou", "-p", "4", "--deck", toml, "--seed", "3", "--game", "5").output
-    assert "13 cards (deck file)" in text and "green+blue" in text
+    lines = text.splitlines()
+    assert lines[0] == f"Hiboufou game 5 of seed 3: 4 players, deck file {toml} (13 cards)" and "green+blue" in text
+    # the generated deck's options do not apply to a deck file
+    assert lines[1].startswith("rules: every option at its default: initial_slot=centre, ")
+    assert "colours=" not in text and "copies=" not in text
 
 
 TOO_MANY = json.dumps([["red", "orange"]] * 721)

@@ -551,6 +551,8 @@ def test_cli_trace_text_and_json():
     text = run_cli("trace", "pig", "--seed", "1", "--game", "0")
     assert text.exit_code == 0, text.output
     assert "turn 1: seat 0 (random)" in text.output and "rolls" in text.output and "holds: banks" in text.output
+    assert text.output.splitlines()[:2] == ["Pig game 0 of seed 1, 2 players", "rules: every option at its default: "
+                                            "goal=100, turn_cap=10000 (see `sheepsim rules pig`)"]
     assert "wins" in text.output or "Draw" in text.output
     events = json.loads(run_cli("trace", "pig", "--seed", "1", "--game", "0", "--json").output)
     assert events[0] == {"event": "start", "state": {"scores": [0, 0], "turn_total": 0, "to_act": 0, "turns": 0,

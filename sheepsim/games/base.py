@@ -33,7 +33,8 @@ class GameSpec:
     play_chunk: Callable[..., np.ndarray]
     # (rows, rules, specs, seed, first) -> per-game DataFrame with the generic columns
     frame: Callable[..., Any]
-    # (rules, specs, seed, game, rotate, init, as_json) -> text
+    # (rules, specs, seed, game, rotate, init, as_json, deck_file=None) -> text; deck_file is the
+    # --deck file the start was read from (the trace names it), None without one
     trace: Callable[..., str]
     # (rules, n_games, rng seed, policy SPEC) -> games/s of the pure-Python reference engine
     reference_bench: Callable[[Rules, int, int, str], float]

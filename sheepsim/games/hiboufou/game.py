@@ -9,17 +9,14 @@ so the runner records it in every manifest.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
-from ...rng import streams
 from .. import kernels as K
 from ..base import GameSpec
 from ..deckfile import read_cards
@@ -28,7 +25,8 @@ from . import play as P
 from . import policies as POL
 from . import reference
 from . import rules as R
-from .model import COLOUR_NAMES, DECISION_NAMES, SPACE_NAMES, card_name, colours_of, parse_deck
+from .model import COLOUR_NAMES, colours_of, parse_deck
+from .trace import trace
 
 register_policy("hiboufou", "random", policy_id=POL.RANDOM,
                 doc="uniform over the legal decisions (lay a card on a space, end the turn, or draw when "
@@ -93,50 +91,6 @@ def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: in
                     "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool), "stuck": (E.O_STUCK, np.int32),
                     "decisions": (E.O_DECISIONS, np.int32)},
                    {"score": (E.O_CAPTURES, np.int16)})
-
-
-def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool) -> str:
-    """Every decision, with the three spaces and the hands after every turn."""
-    arr = R.to_array(rules)
-    p = rules.num_players
-    log, row, slots, rngs = K.replay(P, arr, deck, specs, rotate, seed, game)
-    log = log[:, :4]        # (actor, code, a, b): no decision has luck
-    s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, deck, rngs[0])
-    name = {c: card_name(int(m)) for c, m in enumerate(deck)}
-    events: list[dict[str, Any]] = [{"event": "deal", "state": E.to_dict(s)}]
-    generated = np.array_equal(deck, R.deck_array(rules))
-    lines = [f"Hiboufou game {game} of seed {seed}, {p} players, {len(deck)} cards "
-             f"({'generated deck: an assumption' if generated else 'deck file'}), rules {rules.to_json()}",
-             "seats: " + ", ".join(f"seat {t} ({specs[int(slots[t])].label})" for t in range(p))]
-    lines += _table(E.to_dict(s), name)
-    for seat, code, a, b in log:
-        turn = int(s[E.H_TURN])
-        E.apply(s, arr, deck, int(code), int(a), int(b))
-        d = E.to_dict(s)
-        events.append({"event": DECISION_NAMES[code], "seat": int(seat), "decision": [int(code), int(a), int(b)],
-                       "state": d})
-        what = (f"lays {name[int(a)]} on the {SPACE_NAMES[int(b)]} space" if code == 0 else
-                "ends the turn" if code == 1 else "cannot lay a card and draws")
-        lines.append(f"  turn {turn} seat {seat}: {what}")
-        if int(s[E.H_TURN]) != turn or d["over"]:
-            lines += _table(d, name)
-    result = {"winner": int(row[E.O_WINNER]), "capped": bool(row[E.O_CAPPED]), "turns": int(row[E.O_TURNS]),
-              "captured": [int(row[E.O_CAPTURES + q]) for q in range(p)]}
-    events.append({"event": "end", "result": result})
-    if as_json:
-        return json.dumps(events)
-    lines.append(f"{'draw' if result['winner'] < 0 else 'seat %d wins' % result['winner']} after "
-                 f"{result['turns']} turns; captured cards {result['captured']}")
-    return "\n".join(lines)
-
-
-def _table(d: dict, name: dict) -> list[str]:
-    tops = ["[" + (f"{name[pile[-1]]} x{len(pile)}" if pile else "empty") + "]" for pile in d["row"]]
-    out = [f"    row: {'  '.join(tops)}   draw pile {len(d['pile'])}"]
-    for q, hand in enumerate(d["hands"]):
-        out.append(f"    seat {q} hand: {', '.join(name[c] for c in hand) or '-'}; captured {len(d['captured'][q])}")
-    return out
 
 
 def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> float:
