@@ -208,9 +208,9 @@ def test_trace_turn_numbers_come_from_the_state_and_the_win_is_in_the_last_turn(
     assert text.splitlines()[-1] == "seat 2 wins in turn 27 with 4 triplets; triplets [2, 2, 4]"
     assert steps[-1][2] == ("places animal 12 in the zoo (1 of up to 6): it completes seat 2's 4th triplet of "
                             "the 4 needed, seat 2 wins")
-    # known, left for the results fix: the `turns` column counts completed turns (26)
+    # the results count the winning turn too (game version 3): the same 27 turns
     end = json.loads(run("trace", "blacksheep", *PLAIN, "--json").output)[-1]["result"]
-    assert end["turns"] == 26
+    assert end["turns"] == 27
 
 
 def test_trace_says_what_lies_at_the_watering_hole_and_the_allowance_at_every_stop():
