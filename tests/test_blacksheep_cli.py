@@ -460,7 +460,7 @@ def test_trace_matches_the_simulate_row(tmp_path):
 BAD = [
     (["-p", "1"], ["blacksheep takes 2-5 players", "not 1"]),
     (["-p", "6"], ["blacksheep takes 2-5 players", "not 6"]),
-    (["-o", "colour=red"], ["unknown blacksheep option 'colour'", "zoo_limit_basis", "joker"]),
+    (["-o", "colour=red"], ["blacksheep has no rule option 'colour'", "zoo_limit_basis", "joker"]),
     (["-o", "wolf=maybe"], ["wolf", "maybe", "off | on"]),
     (["-o", "joker=yes"], ["joker", "off | on"]),
     (["-o", "magpie_entry=sky"], ["magpie_entry", "trigger_hand | draw_pile_shuffled"]),

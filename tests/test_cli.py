@@ -181,7 +181,7 @@ def test_simulate_far_from_the_origin_plays_the_same_games(tmp_path, q0, r0):
     (["simulate", "battlesheep", "--policy", "greedy:epsilon=x"], ["not a number"]),
     (["simulate", "battlesheep", "-p", "2", "--policy", "random", "--policy", "greedy", "--policy", "random"],
      ["one --policy for all seats or one per seat"]),
-    (["simulate", "battlesheep", "-o", "colour=red"], ["unknown battlesheep option 'colour'", "start_zone"]),
+    (["simulate", "battlesheep", "-o", "colour=red"], ["battlesheep has no rule option 'colour'", "start_zone"]),
     (["simulate", "battlesheep", "-o", "start_zone=middle"], ["start_zone", "outer_perimeter | any_edge"]),
     (["simulate", "battlesheep", "-o", "stack_size=99"], ["stack_size", "2..32"]),
     (["simulate", "battlesheep", "-o", "stack_size"], ["NAME=VALUE"]),

@@ -591,7 +591,7 @@ def test_cli_bench_runs():
     (["simulate", "pig", "--policy", "greedy"], ["unknown pig policy 'greedy'", "random, hold"]),
     (["simulate", "pig", "-o", "goal=5"], ["goal", "10..1000"]),
     (["simulate", "pig", "-o", "turn_cap=0"], ["turn_cap", "1..1000000"]),
-    (["simulate", "pig", "-o", "dice=2"], ["unknown pig option 'dice'", "goal, turn_cap"]),
+    (["simulate", "pig", "-o", "dice=2"], ["pig has no rule option 'dice'", "goal, turn_cap"]),
     (["trace", "pig", "--policy", "hold:t=1001"], ["out of range"]),
     (["simulate", "pig", "--from-position", "x.json"], ["pig has no position format"]),
 ])
