@@ -226,23 +226,18 @@ def test_random_policy_is_uniform_over_the_legal_set(name):
     assert tested >= 3, "too few positions with a choice"
 
 
-# one user policy for every game: the first legal action (numba closure over the engine)
-def _first_legal(E, width):
+# one user policy for every game: the first legal action, or with cheat=1 an action that
+# is never legal (one policy, so both runs share one compiled kernel: they take minutes)
+def _first_legal_or_cheat(E, width):
     from numba import njit
-    legal = E.legal
     items = ", ".join(f"buf[0, {k}]" for k in range(width))
-    namespace = {"legal": legal}
-    exec(f"def first(s, rules, aux, seat, params, rng, buf):\n    legal(s, rules, aux, buf)\n"
+    namespace = {"legal": E.legal}
+    exec(f"def policy(s, rules, aux, seat, params, rng, buf):\n"
+         f"    if params[0] > 0:\n"
+         f"        return ({', '.join(['-7'] * width)},)\n"
+         f"    legal(s, rules, aux, buf)\n"
          f"    return ({items},)\n", namespace)
-    return njit(namespace["first"])
-
-
-def _illegal(width):
-    from numba import njit
-    namespace = {}
-    exec(f"def bad(s, rules, aux, seat, params, rng, buf):\n    return ({', '.join(['-7'] * width)},)\n",
-         namespace)
-    return njit(namespace["bad"])
+    return njit(namespace["policy"])
 
 
 @pytest.mark.parametrize("name", TURN_GAMES)
@@ -250,16 +245,16 @@ def test_a_user_policy_with_the_common_signature_runs_and_an_illegal_one_stops_t
     from sheepsim import policies as POLICIES
     E, POL, PL = kernel_modules(name)
     monkeypatch.setattr(POLICIES, "_REGISTRY", dict(POLICIES._REGISTRY))
-    POLICIES.register_policy(name, "first-legal", doc="the first legal action")(_first_legal(E, PL.GAME[2]))
-    POLICIES.register_policy(name, "cheat", doc="an action that is never legal")(_illegal(PL.GAME[2]))
+    POLICIES.register_policy(name, "first-legal", params={"cheat": (0.0, "1: return an illegal action", 0, 1)},
+                             doc="the first legal action")(_first_legal_or_cheat(E, PL.GAME[2]))
     players = get_game(name).players[0]
     game, rules, arr, aux = _setup(name, players)
     df = simulate(game, rules, seat_specs(name, ["first-legal", "random"], players), 40, seed=SEED).results
     assert len(df) == 40 and set(df["policy_0"]) == {"first-legal", "random"}
     with pytest.raises(SheepsimError) as err:
-        simulate(game, rules, seat_specs(name, ["random", "cheat"], players), 40, seed=SEED)
+        simulate(game, rules, seat_specs(name, ["random", "first-legal:cheat=1"], players), 40, seed=SEED)
     text = str(err.value)
-    assert "policy cheat returned the illegal action (-7" in text and "game 0, seat 1" in text
+    assert "policy first-legal:cheat=1 returned the illegal action (-7" in text and "game 0, seat 1" in text
     assert "\n" not in text
 
 
