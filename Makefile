@@ -21,14 +21,19 @@ $(STAMP): pyproject.toml
 reports: $(STAMP)
 	@for f in $(ANALYSES); do $(BIN)/sheepsim run $$f --scale $(SCALE) || exit 1; done
 
+# Two pytest workers (pytest-xdist), one file each at a time: numba compiles on one core,
+# so a cold run (every kernel compiled) takes about half the time on 2 cores. The games'
+# cached kernels are compiled first, two at a time, so the workers do not both compile them.
+WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python tests/warm_cache.py
+	$(BIN)/python -m pytest tests -n $(WORKERS) --dist loadfile
 
 # The conformance suite once more with every speed trick off and numba's bounds checks
 # on (sheepsim/games/fast.py): an index out of range is then an error, not a silent
 # read. .ci/run runs it after `make test`; it compiles every kernel again (its own cache).
 test-checked: $(STAMP)
-	SHEEPSIM_CHECKED=1 NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest tests/test_conformance.py
+	SHEEPSIM_CHECKED=1 NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest tests/test_conformance.py -n $(WORKERS)
 
 # Every game's speed in one table, also as JSON (3-5 minutes, most of it cold compiles).
 bench: $(STAMP)

@@ -286,7 +286,7 @@ def legal(file: Path, options) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def run_analysis(analysis: Path, scale: float, reports: Path, threads, quiet) -> None:
     """Run the analysis defined in ANALYSIS (a TOML file in analyses/) and write its report."""
-    from .analysis.runner import run_file
+    from .analysis.definition import run_file
     path = run_file(analysis, reports, scale, threads, progress=not quiet)
     click.echo(f"report: {path}")
 

@@ -24,7 +24,7 @@ from sheepsim.games.battlesheep import policies as POL
 from sheepsim.games.battlesheep import rules as RU
 from sheepsim.games.battlesheep.game import initial_state
 from sheepsim.games.battlesheep.presets import PRESETS
-from sheepsim.games.kernels import seat_slots
+from sheepsim.games.wrappers import seat_slots
 from sheepsim.rng import streams
 
 from conftest import outcome_row, seat_sheep

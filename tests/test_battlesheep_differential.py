@@ -39,7 +39,7 @@ from sheepsim.games.battlesheep import position as POS
 from sheepsim.games.battlesheep import reference as REF
 from sheepsim.games.battlesheep import rules as RU
 from sheepsim.games.battlesheep.game import initial_state
-from sheepsim.games.kernels import seat_slots
+from sheepsim.games.wrappers import seat_slots
 from sheepsim.rng import streams
 
 from conftest import canon, kernel_legal, outcome_row, ref_legal, ref_rules, row_result

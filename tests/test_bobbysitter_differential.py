@@ -21,7 +21,7 @@ from sheepsim.games.bobbysitter import play as P
 from sheepsim.games.bobbysitter import reference as ref
 from sheepsim.games.bobbysitter import rules as R
 from sheepsim.games.bobbysitter.model import PROFILES
-from sheepsim.games.kernels import seat_slots
+from sheepsim.games.wrappers import seat_slots
 from sheepsim.rng import streams
 
 CHILD, YOUNG = PROFILES["child"], PROFILES["young_child"]

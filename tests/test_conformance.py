@@ -46,13 +46,14 @@ def _setup(name, players, options=None):
     return game, rules, game.to_array(rules), game.initial_state(rules, None)
 
 
-def step_game(name, players, seed, g, policy="random", on_state=None):
+def step_game(name, players, seed, g, on_state=None):
     """Game g played here through the hooks, as the driver documents it: streams 0,
-    LUCK + q and POLICY + q; seat q played by slot (q + g % P) % P (rotation on; all
-    slots play `policy`). Returns (final state, row, decisions)."""
+    LUCK + q and POLICY + q; seat q played by slot (q + g % P) % P (rotation on; every
+    slot plays `random`). Returns (final state, row, decisions)."""
     E, POL, PL = kernel_modules(name)
     game, rules, arr, aux = _setup(name, players)
-    spec = seat_specs(name, [policy], players)[0]
+    spec = seat_specs(name, ["random"], players)[0]
+    assert spec.policy.id == POL.RANDOM == 0
     size, max_actions, width, luck, pol, nstreams = PL.GAME[:6]
     rngs = streams(seed, g, nstreams)
     s = np.zeros(size, dtype=np.int32)
@@ -67,7 +68,9 @@ def step_game(name, players, seed, g, policy="random", on_state=None):
         else:
             n = E.legal(s, arr, aux, buf)
             assert n > 0, f"game {g}: seat {who} to act without a legal action"
-            action = POL.choose(spec.policy.id, s, arr, aux, who, spec.vector(), rngs[pol + who], buf)
+            # the random policy itself (choose's policy 0), called from here: the dispatcher
+            # over every built-in would compile once more for plain arrays (minutes)
+            action = POL.random_policy(s, arr, aux, who, spec.vector(), rngs[pol + who], buf)
         action = tuple(int(x) for x in np.atleast_1d(action))
         c = E.chance(s, arr, aux, action, rngs[luck + who if who >= 0 else 0])
         E.step(s, arr, aux, action, c)
@@ -116,10 +119,10 @@ def without_rotation(PL, row):
 
 
 def game_replay(name, players, g, specs=None):
-    from sheepsim.games import kernels as K
+    from sheepsim.games import wrappers as W
     _, _, PL = kernel_modules(name)
     game, rules, arr, aux = _setup(name, players)
-    return K.replay(PL, arr, aux, specs or seat_specs(name, ["random"], players), True, SEED, g)
+    return W.replay(PL, arr, aux, specs or seat_specs(name, ["random"], players), True, SEED, g)
 
 
 @pytest.mark.parametrize("name,players", CASES)
@@ -176,9 +179,9 @@ def test_same_seed_same_rows_for_any_thread_count_chunk_size_and_replay(name, pl
     assert len({r.tobytes() for r in one}) > n // 4
     if name in TURN_GAMES:
         PL = kernel_modules(name)[2]
-        from sheepsim.games import kernels as K
+        from sheepsim.games import wrappers as W
         for g in (0, 137):
-            _, row, _, _ = K.replay(PL, arr, aux, specs, True, SEED, g)
+            _, row, _, _ = W.replay(PL, arr, aux, specs, True, SEED, g)
             assert np.array_equal(without_rotation(PL, row), without_rotation(PL, one[g])), f"replay of game {g}"
 
 

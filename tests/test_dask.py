@@ -23,7 +23,7 @@ distributed = pytest.importorskip("distributed")
 
 from sheepsim.games import get_game  # noqa: E402
 from sheepsim.policies import seat_specs  # noqa: E402
-from sheepsim.results import read_results  # noqa: E402
+from sheepsim.results.store import read_results  # noqa: E402
 from sheepsim.results import aggregate as A  # noqa: E402
 from sheepsim.runner import set_threads, simulate  # noqa: E402
 

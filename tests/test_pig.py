@@ -20,7 +20,7 @@ import pytest
 from sheepsim.analysis.stats import wilson_interval
 from sheepsim.errors import SheepsimError
 from sheepsim.games import driver, get_game
-from sheepsim.games import kernels as K
+from sheepsim.games import wrappers as W
 from sheepsim.games.pig import engine as E
 from sheepsim.games.pig import play as PL
 from sheepsim.games.pig import policies as POL
@@ -83,7 +83,7 @@ def replay(rules, specs, seed: int, g: int, rotate: bool = True):
     """Game g exactly as the runner plays it: (seat_slot, log of (actor, action, face),
     row). The face is -1 for a hold; the row gets the rotation column the chunk kernel
     writes (replay leaves it 0)."""
-    log, row, seat_slot, _ = K.replay(PL, RU.to_array(rules), initial_state(rules), specs, rotate, seed, g)
+    log, row, seat_slot, _ = W.replay(PL, RU.to_array(rules), initial_state(rules), specs, rotate, seed, g)
     assert int(row[E.O_ROTATION]) == 0
     row[E.O_ROTATION] = g % 2 if rotate else 0
     return seat_slot, log, row

@@ -14,7 +14,7 @@ import pandas as pd
 from conftest import run_cli as run
 from sheepsim.games import get_game
 from sheepsim.policies import seat_specs
-from sheepsim.results import read_results
+from sheepsim.results.store import read_results
 from sheepsim.runner import simulate
 
 def assert_same_frame(a: pd.DataFrame, b: pd.DataFrame) -> None:

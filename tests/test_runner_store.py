@@ -16,7 +16,7 @@ from conftest import run_cli as run
 from sheepsim.analysis import tables as T
 from sheepsim.games import get_game
 from sheepsim.policies import seat_specs
-from sheepsim.results import read_aggregate, read_results
+from sheepsim.results.store import read_aggregate, read_results
 from sheepsim.results import aggregate as A
 from sheepsim.runner import set_threads, simulate
 from sheepsim.runner.stopping import halfwidths

@@ -70,9 +70,11 @@ records g % P.
 Faults. A user policy's illegal action, a decision point without a legal action, or a
 game longer than MAX_STEPS decisions stops its block: `faults[block]` holds (code, game,
 seat, decision, action...) of the first fault, and the Python side raises a one-line
-error naming the policy (kernels.py). The rules' own turn caps stay in the engines
+error naming the policy (wrappers.py). The rules' own turn caps stay in the engines
 (they are rules, with a result); MAX_STEPS is only a safety net.
 """
+
+import functools
 
 import numpy as np
 from numba import njit, prange, types
@@ -86,6 +88,10 @@ MAX_STEPS = 10_000_000      # decisions in one game before it is a fault, not a 
 FAULT_ILLEGAL, FAULT_NO_LEGAL, FAULT_TOO_LONG = 1, 2, 3
 FAULT_SIZE = 8              # code, game, seat, decision, then up to 4 action values
 BLOCKS = 64                 # a chunk is shared out in at most this many blocks
+# each game's GAME tuple (play.py), by position: what the driver's `game` argument holds
+G_STATE_SIZE, G_MAX_ACTIONS, G_ACTION_SIZE, G_LUCK, G_POLICY, G_STREAMS, G_ROTATION, G_MAX_PLAYERS = range(8)
+# a fault row: code, game, seat, decision, then the action from F_ACTION on
+F_CODE, F_GAME, F_SEAT, F_DECISION, F_ACTION = range(5)
 
 
 def as_action(x):
@@ -101,7 +107,7 @@ def _as_action(x):
         namespace = {"np": np}
         exec(f"def impl(x):\n    return ({items},)\n", namespace)
         return namespace["impl"]
-    return None     # numba then reports the policy's wrong return type (kernels.py)
+    return None     # numba then reports the policy's wrong return type (wrappers.py)
 
 
 @njit(inline="always")
@@ -279,6 +285,19 @@ def replay_user(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log,
 """
 
 
+@functools.cache
+def called(hook):
+    """`hook` itself, or, if it is inline="always", a twin of it that is called rather
+    than inlined. A user-policy kernel is typed afresh in every process; with every
+    hook inlined it re-typed the whole engine and every built-in policy (Bye-Bye Black
+    Sheep: over two minutes). A called twin compiles once, into numba's disk cache
+    (its standalone code is the inlined hook's own), and the kernel around it takes
+    seconds. The cached built-in kernels keep their inlining, for speed."""
+    if hook.targetoptions.get("inline") != "always":
+        return hook
+    return njit(cache=True)(hook.py_func)
+
+
 def user_kernels(play, user):
     """(chunk kernel, replay kernel) of `play`'s game with the user-policy dispatcher
     `user`, with the same arguments as play.play_games and play.replay. They compile
@@ -287,7 +306,7 @@ def user_kernels(play, user):
     The hooks are globals of generated source, not closure variables: numba's inliner
     confused the free variables of a closure with the inlined driver's own names."""
     names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_CHOOSE")
-    namespace = dict(zip(names, play.HOOKS))
+    namespace = dict(zip(names, (called(hook) for hook in play.HOOKS)))
     namespace.update(H_USER=user, H_LAST=play.LAST_BUILTIN, H_VIEW=play.VIEW, H_GAME=play.GAME,
                      play_chunk=play_chunk, replay=replay, __name__=__name__)
     exec(compile(_USER_KERNELS, f"<sheepsim user-policy kernels of {play.__name__}>", "exec"), namespace)

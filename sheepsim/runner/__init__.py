@@ -27,7 +27,7 @@ from ..errors import SheepsimError
 from ..games.base import GameSpec
 from ..options import Rules
 from ..policies import PolicySpec
-from ..results import RunFolder, inspect_folder
+from ..results.store import RunFolder, inspect_folder
 from ..results.aggregate import Aggregate, aggregate_frame
 from .backends import open_backend
 from .chunk import ChunkJob, policy_sources

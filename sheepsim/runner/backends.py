@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import SheepsimError
-from ..results import Payload
+from ..results.store import Payload
 from .chunk import ChunkJob, compute
 
 BACKENDS = ("local", "dask")

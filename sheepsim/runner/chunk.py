@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import SheepsimError
 from ..options import Rules
-from ..results import Payload
+from ..results.store import Payload
 from ..results.aggregate import aggregate_frame
 
 PLUGIN_PREFIX = "sheepsim_plugin_"       # policies.load_plugin's module names

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import SheepsimError
-from ..results import Payload
+from ..results.store import Payload
 from .chunk import ChunkJob, compute
 
 CONNECT_TIMEOUT = 3.0        # seconds: a wrong address fails fast, before anything is written

@@ -627,7 +627,7 @@ def actor(s, rules):
     return s[H_TO_MOVE]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def legal(s, rules, aux, buf):
     return legal_actions(s, rules, buf)
 
@@ -644,7 +644,7 @@ def chance(s, rules, aux, action, rng):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step(s, rules, aux, action, outcome):
     apply(s, rules, action[0], action[1], action[2], action[3])
 

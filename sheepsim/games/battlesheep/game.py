@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...policies import PolicySpec, register_policy
-from .. import kernels as K
+from .. import wrappers as W
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -49,13 +49,13 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
+    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
     """Per-game results: the generic columns of every game plus Battle Sheep's own.
     Battle Sheep always ends (every move adds a stack), so `capped` is always False."""
-    df = K.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
+    df = W.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
                  {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
                   "turns": (E.O_MOVES, np.int16),
                   "tiebreak": (E.O_TIEBREAK, bool), "loser": (E.O_LOSER, np.int8),
@@ -77,7 +77,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> f
                                 no_move=rules["no_move"], final_tie=rules["final_tie"],
                                 placement_order=rules["placement_order"])
     rng = random.Random(seed)
-    return K.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
+    return W.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
 
 
 GAME = GameSpec(

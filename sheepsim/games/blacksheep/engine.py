@@ -648,7 +648,7 @@ def actor(s, rules):
     return -1 if s[H_PHASE] == OVER else s[H_ACTOR]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def legal(s, rules, aux, buf):
     return legal_decisions(s, rules, buf)
 
@@ -664,7 +664,7 @@ def chance(s, rules, aux, action, rng):
     return sample_chance(s, rules, action[0], action[1], action[2], rng)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step(s, rules, aux, action, outcome):
     apply(s, rules, action[0], action[1], action[2], outcome)
 
@@ -765,7 +765,7 @@ def determinize(s, rules, aux, seat, rng):
             s[KNOWN + (a * MAX_PLAYERS + src) * NK + k] = s[HAND + src * NK + k]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def progress(s, rules, out):
     """Each seat's standing, out[q] = triplets + zoo cards / 100 (float64[MAX_PLAYERS];
     0 for seats past the player count).

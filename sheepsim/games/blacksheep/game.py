@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...policies import PolicySpec, register_policy
-from .. import kernels as K
+from .. import wrappers as W
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -42,13 +42,13 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
+    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
     """Per-game results: the generic columns (score_s = triplets) plus draws,
     decisions and zoo sizes."""
-    return K.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
+    return W.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
                    {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
                     "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool), "draws": (E.O_DRAWS, np.int32),
                     "decisions": (E.O_DECISIONS, np.int32)},
@@ -89,7 +89,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "threshold:k=6
             decision = decide(g)
             g = ref.apply(g, decision, ref.random_chance(g, decision, rng))
 
-    return K.games_per_second(n_games, play_one)
+    return W.games_per_second(n_games, play_one)
 
 
 def _reference_options(opts: dict[str, Any]) -> dict[str, Any]:

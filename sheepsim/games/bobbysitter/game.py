@@ -15,7 +15,7 @@ import pandas as pd
 from ...options import per_player_values
 from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
-from .. import kernels as K
+from .. import wrappers as W
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -78,7 +78,7 @@ def initial_state(rules, start: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, deck, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, rules_arr, deck, specs, rotate, seed, first, n)
+    return W.play_chunk(P, rules_arr, deck, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
@@ -86,7 +86,7 @@ def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: in
     reshuffles, and per seat: starting tokens, eliminated, penalties (tokens lost
     reacting to no-react cards), wolf_losses and sheep_gains."""
     p = rules.num_players
-    df = K.frame(rows, specs, seed, first, p, E.O_ROTATION,
+    df = W.frame(rows, specs, seed, first, p, E.O_ROTATION,
                  {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
                   "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool),
                   "reshuffles": (E.O_RESHUFFLES, np.int32)},
@@ -106,7 +106,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "adult") -> fl
     ref_rules = R.reference_rules(rules)
     profile = PROFILES.get(policy, PROFILES["adult"])
     rng = random.Random(seed)
-    return K.games_per_second(n_games, lambda: reference.play(ref_rules, [profile] * rules.num_players, rng))
+    return W.games_per_second(n_games, lambda: reference.play(ref_rules, [profile] * rules.num_players, rng))
 
 
 GAME = GameSpec(

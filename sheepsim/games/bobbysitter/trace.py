@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...rng import streams
-from .. import kernels as K
+from .. import wrappers as W
 from . import engine as E
 from . import play as P
 from . import policies as POL
@@ -27,19 +27,19 @@ from .model import (CLASS_NAMES, DEFAULT_COUNTS, EMPTY, GRAB_BOBBY, GRAB_NAMES, 
 
 def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
     arr = R.to_array(rules)
-    slots = K.seat_slots(game, rules.num_players, rotate, MAX_PLAYERS)
-    ids, params = K.policy_arrays(specs)
-    kernel = K.user_kernels(P, specs)[1] if K.user_policies(specs) else P.replay
+    slots = W.seat_slots(game, rules.num_players, rotate, MAX_PLAYERS)
+    ids, params = W.policy_arrays(specs)
+    kernel = W.user_kernels(P, specs)[1] if W.user_policies(specs) else P.replay
     size = 4096
     while True:
         log = np.full((size, P.LOG_COLS), -1, dtype=np.int32)
         log_times = np.zeros((size, MAX_PLAYERS))
         row = np.zeros(E.O_SIZE, dtype=np.int32)
-        fault = np.zeros(K.driver.FAULT_SIZE, dtype=np.int64)
+        fault = np.zeros(W.driver.FAULT_SIZE, dtype=np.int64)
         flips = kernel(arr, deck, ids, params, slots, streams(seed, game, P.N_STREAMS), game, row, log, log_times,
                        fault)
         if fault[0]:
-            K.raise_fault(P, fault, specs, rules.num_players, rotate)
+            W.raise_fault(P, fault, specs, rules.num_players, rotate)
         if flips <= size:
             return arr, slots, log[:flips], log_times[:flips], row
         size = int(flips)

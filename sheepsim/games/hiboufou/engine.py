@@ -200,7 +200,7 @@ def closing_decision(s, rules, n):
     return DRAW if n == 0 else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def legal(s, rules, deck, buf):
     """Fill buf (int32[MAX_DECISIONS, 3]) with the actor's sorted legal decisions
     (model "Decisions"); return the count (0 once the game is over)."""
@@ -535,7 +535,7 @@ def determinize(s, rules, deck, seat, rng):
         at += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def progress(s, rules, out):
     """Each seat's standing: out[q] = its captured cards, the score the rules count
     (float64[MAX_PLAYERS]; 0 for seats past the player count)."""

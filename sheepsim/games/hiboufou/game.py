@@ -17,7 +17,7 @@ import pandas as pd
 
 from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
-from .. import kernels as K
+from .. import wrappers as W
 from ..base import GameSpec
 from ..deckfile import read_cards
 from . import engine as E
@@ -80,13 +80,13 @@ def initial_state(rules, start: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, deck, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, rules_arr, deck, specs, rotate, seed, first, n)
+    return W.play_chunk(P, rules_arr, deck, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
     """Per-game results: the generic columns (score_s = captured cards) plus forced
     draws (`stuck`) and decisions."""
-    return K.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
+    return W.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
                    {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
                     "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool), "stuck": (E.O_STUCK, np.int32),
                     "decisions": (E.O_DECISIONS, np.int32)},
@@ -97,7 +97,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> f
     """Games/s of the reference engine, every seat on the uniform random policy."""
     ref_rules = R.reference_rules(rules)
     rng = random.Random(seed)
-    return K.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
+    return W.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
 
 
 GAME = GameSpec(

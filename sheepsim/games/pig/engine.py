@@ -108,7 +108,7 @@ def chance(s, rules, aux, action, rng):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step(s, rules, aux, action, face):
     apply(s, rules, action[0], face)
 

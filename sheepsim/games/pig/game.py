@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ...policies import PolicySpec, register_policy
-from .. import kernels as K
+from .. import wrappers as W
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -37,12 +37,12 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return K.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
+    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
     """Per-game results: the generic columns of every game plus Pig's `rolls`."""
-    return K.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
+    return W.frame(rows, specs, seed, first, rules.num_players, E.O_ROTATION,
                    {"winner": (E.O_WINNER, np.int8), "cowinners": (E.O_COWINNERS, np.int8),
                     "turns": (E.O_TURNS, np.int32), "capped": (E.O_CAPPED, bool), "rolls": (E.O_ROLLS, np.int32)},
                    {"score": (E.O_SCORE, np.int32)})
@@ -52,7 +52,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> f
     """Games/s of the pure-Python reference engine under the uniform random policy."""
     ref_rules = reference.Rules(goal=rules["goal"], turn_cap=rules["turn_cap"])
     rng = random.Random(seed)
-    return K.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
+    return W.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
 
 
 GAME = GameSpec(

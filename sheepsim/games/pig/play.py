@@ -33,8 +33,13 @@ def play_games(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faul
                       out, faults)
 
 
+# replay (trace, tests) calls the hooks rather than inlining them (driver.called): it
+# compiles in seconds and shares the compiled hooks with the user-policy kernels
+R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE = map(driver.called, HOOKS)
+
+
 @njit(cache=True)
 def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, P.choose, P.no_user_policies,
-                         P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params, seat_slot, rngs, g,
-                         row, log, fault)
+    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE,
+                         P.no_user_policies, P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params,
+                         seat_slot, rngs, g, row, log, fault)

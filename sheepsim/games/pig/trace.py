@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels as K
+from .. import wrappers as W
 from . import engine as E
 from . import play as P
 from . import policies as POL
@@ -25,7 +25,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     """Play game `game` exactly as the runner does, keeping its (action, face) log
     (face 0 for a hold)."""
     arr = R.to_array(rules)
-    log, row, slots, _ = K.replay(P, arr, init, specs, rotate, seed, game, P.MAX_LOG)
+    log, row, slots, _ = W.replay(P, arr, init, specs, rotate, seed, game, P.MAX_LOG)
     return arr, slots, np.stack([log[:, 1], np.maximum(log[:, 2], 0)], axis=1), row
 
 

@@ -97,7 +97,10 @@ def user_kernels(play, specs: list[PolicySpec]):
 
     Closures are not found in numba's disk cache, so these compile once per process
     (the documented slower start of user policies); games run at full speed."""
-    key = (play.__name__, tuple(sorted({p.policy.id for p in specs if not p.policy.builtin})))
+    # keyed by the functions themselves, not only their ids: an id is reused once a
+    # policy is unregistered (a plugin reloaded, a test's registry restored)
+    key = (play.__name__, tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
+                                       key=lambda pair: pair[0])))
     if key not in _kernels:
         make = getattr(play, "user_kernels", None) or (lambda choose: driver.user_kernels(play, choose))
         _kernels[key] = make(chooser(play, specs))
@@ -105,9 +108,9 @@ def user_kernels(play, specs: list[PolicySpec]):
 
 
 def raise_fault(play, fault: np.ndarray, specs: list[PolicySpec], players: int, rotate: bool) -> None:
-    code, game, seat, decision = (int(x) for x in fault[:4])
+    code, game, seat, decision = (int(x) for x in fault[:driver.F_ACTION])
     label = specs[int(seat_slots(game, players, rotate, players)[seat])].label if 0 <= seat < players else "nature"
-    action = tuple(int(x) for x in fault[4:4 + play.GAME[2]])
+    action = tuple(int(x) for x in fault[driver.F_ACTION:driver.F_ACTION + play.GAME[driver.G_ACTION_SIZE]])
     where = f"game {game}, seat {seat} ({label}), decision {decision}"
     if code == driver.FAULT_ILLEGAL:
         raise SheepsimError(f"policy {label} returned the illegal action {action} in {where}: "
@@ -126,7 +129,7 @@ def _typing_errors(play, specs: list[PolicySpec]):
         yield
     except TypingError as exc:
         names = ", ".join(sorted({p.policy.name for p in specs if not p.policy.builtin}))
-        width = play.GAME[2]
+        width = play.GAME[driver.G_ACTION_SIZE]
         shape = getattr(play, "RETURNS", None) or (
             "an integer or a 1-tuple of integers" if width == 1 else f"a tuple of {width} integers")
         first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
@@ -148,9 +151,9 @@ def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicyS
             user_kernels(play, specs)[0](rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
     else:
         play.play_games(rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
-    hit = faults[faults[:, 0] != 0]
+    hit = faults[faults[:, driver.F_CODE] != 0]
     if len(hit):
-        raise_fault(play, hit[np.argmin(hit[:, 1])], specs, int(rules_arr[0]), rotate)
+        raise_fault(play, hit[np.argmin(hit[:, driver.F_GAME])], specs, int(rules_arr[0]), rotate)
     return out
 
 
@@ -160,20 +163,20 @@ def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec]
     log row t is decision t as (actor, action..., chance)."""
     from ..rng import streams
     players = int(rules_arr[0])
-    slots = seat_slots(game, players, rotate, play.GAME[7])
+    slots = seat_slots(game, players, rotate, play.GAME[driver.G_MAX_PLAYERS])
     ids, params = policy_arrays(specs)
     kernel = user_kernels(play, specs)[1] if user_policies(specs) else play.replay
     while True:
-        rngs = streams(seed, game, play.GAME[5])
-        log = np.zeros((log_rows, play.GAME[2] + 2), dtype=np.int32)
+        rngs = streams(seed, game, play.GAME[driver.G_STREAMS])
+        log = np.zeros((log_rows, play.GAME[driver.G_ACTION_SIZE] + 2), dtype=np.int32)   # actor, action, chance
         row = np.zeros(play.O_SIZE, dtype=np.int32)
         fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
         with _typing_errors(play, specs):
             t = kernel(rules_arr, aux, ids, params, slots, rngs, game, row, log, fault)
-        if fault[0] != 0:
+        if fault[driver.F_CODE] != 0:
             raise_fault(play, fault, specs, players, rotate)
         if t <= log_rows:
-            return log[:t], row, slots, streams(seed, game, play.GAME[5])
+            return log[:t], row, slots, streams(seed, game, play.GAME[driver.G_STREAMS])
         log_rows = int(t)       # a long game: replay it with a log that fits
 
 

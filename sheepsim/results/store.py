@@ -1,0 +1,275 @@
+"""Results on disk: one file per chunk plus a manifest with their checksums (DESIGN 5).
+
+    OUT/manifest.json          what was run (game, version, rules, policies, seed, games,
+                               chunk size, mode, start position, versions) and, under
+                               "chunks", {index: {file, sha256, bytes, games}} of every
+                               finished chunk
+    OUT/chunk-000000.parquet   rows mode: games [0, chunk) one row each
+    OUT/chunk-000000.json      aggregate mode: the chunk's counts (results.aggregate)
+    OUT/aggregate.json         aggregate mode, once complete: all counts merged
+    OUT/.lock                  held (flock) by the process writing the folder
+
+Crash safety: a chunk file is written to a temp file, fsynced and renamed into place;
+only then is its checksum added to the manifest (itself replaced atomically). A kill at
+any moment therefore leaves every manifest entry pointing at a complete file, or a
+chunk without an entry (redone on resume). A file that is missing, truncated or altered
+later fails its checksum and is redone too.
+
+A folder holds one run. The same command resumes it; a command with different results
+(see IDENTITY) is refused naming what differs. Backend, threads and workers are not part
+of the identity: results do not depend on them. The chunk size is stored: it names the
+chunk files and, with --ci-halfwidth, where a run may stop. A resume that gives no chunk
+size takes the stored one; a different one is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import SheepsimError
+from ..fileio import write_atomic
+from .aggregate import Aggregate
+
+MANIFEST = "manifest.json"
+AGGREGATE = "aggregate.json"
+LOCK = ".lock"
+FORMAT = "sheepsim-run/2"
+# The manifest fields that determine the results (not timing, versions or backend).
+IDENTITY = ("game", "game_version", "rules", "policies", "seed", "games", "rotate", "start_position",
+            "mode", "ci_halfwidth")
+
+Payload = pd.DataFrame | Aggregate
+
+
+def chunk_name(index: int, mode: str) -> str:
+    return f"chunk-{index:06d}.{'json' if mode == 'aggregate' else 'parquet'}"
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _write_chunk_file(path: Path, data: bytes) -> None:
+    """Temp file + rename, without fsync: a kill cannot tear it, and what a power cut
+    might (a renamed file with lost contents) fails its checksum and is redone."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _ours(name: str) -> bool:
+    """Files a run folder may hold: ours, or temp files of an interrupted write."""
+    return (name in (MANIFEST, AGGREGATE, LOCK) or name.startswith(("chunk-", ".chunk-", f".{MANIFEST}.",
+                                                                     f".{AGGREGATE}.", ".probe-")))
+
+
+def _describe_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
+    diffs = [k for k in IDENTITY if old.get(k) != new.get(k)]
+    return "; ".join(f"{k} {json.dumps(old.get(k))} there, {json.dumps(new.get(k))} here" for k in diffs[:3])
+
+
+def inspect_folder(out: Path, manifest: dict[str, Any], chunk_size: int | None) -> tuple[dict | None, int | None]:
+    """Read-only checks before anything is written: (the folder's manifest or None, the
+    chunk size it fixes or None). Refuses files, foreign folders and other runs."""
+    try:
+        return _inspect(out, manifest, chunk_size)
+    except OSError as exc:
+        raise SheepsimError(f"cannot read output folder {out}: {exc.strerror}; choose a readable --out")
+
+
+def _inspect(out: Path, manifest: dict[str, Any], chunk_size: int | None) -> tuple[dict | None, int | None]:
+    if out.exists() and not out.is_dir():
+        raise SheepsimError(f"cannot write to output folder {out}: it is a file; choose a folder for --out")
+    if not out.exists():
+        return None, None
+    existing = out / MANIFEST
+    if not existing.exists():
+        foreign = sorted(p.name for p in out.iterdir() if not _ours(p.name))
+        chunks = [p.name for p in out.iterdir() if p.name.startswith("chunk-")]
+        if foreign:
+            raise SheepsimError(f"{out} is not empty and holds no sheepsim run (found {foreign[0]!r}); "
+                                f"choose an empty or new --out folder")
+        if chunks:
+            raise SheepsimError(f"{out} holds chunk files but no manifest; choose an empty --out folder")
+        return None, None
+    try:
+        old = json.loads(existing.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise SheepsimError(f"{existing} is unreadable; choose an empty --out folder")
+    if not isinstance(old, dict) or "game" not in old or "seed" not in old:
+        raise SheepsimError(f"{existing} is not a sheepsim manifest; choose an empty --out folder")
+    old.setdefault("mode", "rows")            # written before aggregate mode existed
+    old.setdefault("ci_halfwidth", None)
+    if any(old.get(k) != manifest.get(k) for k in IDENTITY):
+        raise SheepsimError(f"{out} holds a different run ({_describe_difference(old, manifest)}); "
+                            f"run the same command to resume it, or choose an empty --out folder")
+    stored = old.get("chunk_size")
+    if chunk_size is not None and stored is not None and chunk_size != stored:
+        raise SheepsimError(f"{out} holds this run in chunks of {stored} games, not {chunk_size}; "
+                            f"resume with --chunk-size {stored} (or without --chunk-size)")
+    return old, stored
+
+
+class RunFolder:
+    """The folder of one run, locked for writing; records finished chunks in the manifest."""
+
+    def __init__(self, out: Path, manifest: dict[str, Any], old: dict[str, Any] | None):
+        self.out, self.manifest = out, manifest
+        self.mode = manifest["mode"]
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            probe = tempfile.NamedTemporaryFile(dir=out, prefix=".probe-", delete=True)
+            probe.close()
+            self._lock = _lock(out / LOCK)
+        except OSError as exc:
+            raise SheepsimError(f"cannot write to output folder {out}: {exc.strerror}; choose a writable --out")
+        for p in out.iterdir():           # temp files of writes a kill interrupted
+            if p.name.startswith((".chunk-", f".{MANIFEST}.", f".{AGGREGATE}.")):
+                p.unlink(missing_ok=True)
+        # entries of the previous attempt stay until a check fails (then the chunk is redone)
+        manifest["chunks"] = dict((old or {}).get("chunks", {}))
+        manifest["status"] = "running"
+        self.save_manifest()
+
+    def save_manifest(self) -> None:
+        write_json(self.out / MANIFEST, self.manifest)
+
+    def load(self, index: int) -> tuple[Payload | None, str]:
+        """A finished chunk of the previous attempt, or (None, why it must be redone)."""
+        entry = self.manifest["chunks"].get(str(index))
+        if entry is None:
+            return None, "not finished"
+        try:
+            data = (self.out / entry["file"]).read_bytes()
+            why = "" if hashlib.sha256(data).hexdigest() == entry.get("sha256") else "corrupted"
+        except OSError:
+            why = "missing"
+        if why:
+            del self.manifest["chunks"][str(index)]
+            return None, why
+        return decode(data, self.mode), "ok"
+
+    def save(self, index: int, payload: Payload) -> None:
+        """Write one chunk atomically, then record its checksum in the manifest."""
+        data = encode(payload, self.mode, {"index": index, **{k: self.manifest.get(k) for k in IDENTITY}})
+        name = chunk_name(index, self.mode)
+        _write_chunk_file(self.out / name, data)
+        games = payload.games if isinstance(payload, Aggregate) else len(payload)
+        self.manifest["chunks"][str(index)] = {"file": name, "sha256": hashlib.sha256(data).hexdigest(),
+                                               "bytes": len(data), "games": games}
+        self.save_manifest()
+
+    def drop_beyond(self, last: int) -> None:
+        """Remove chunks after `last` (computed past a sequential stop, or left by one)."""
+        for key in [k for k in self.manifest["chunks"] if int(k) > last]:
+            del self.manifest["chunks"][key]
+        self.save_manifest()              # first forget them, then delete: never an entry without its file
+        for p in self.out.glob("chunk-*"):
+            if int(p.name[6:12]) > last:
+                p.unlink(missing_ok=True)
+
+    def finish(self, aggregate: Aggregate | None) -> None:
+        if aggregate is not None:
+            write_atomic(self.out / AGGREGATE, aggregate.to_json())
+        self.manifest["status"] = "complete"
+        self.save_manifest()
+
+    def close(self) -> None:
+        os.close(self._lock)
+
+
+def _lock(path: Path) -> int:
+    """Hold an exclusive lock on the folder (released by the kernel even on SIGKILL)."""
+    import fcntl
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise SheepsimError(f"another sheepsim process is writing to {path.parent}; wait for it or choose "
+                            f"another --out folder")
+    return fd
+
+
+def encode(payload: Payload, mode: str, meta: dict[str, Any]) -> bytes:
+    """A chunk's stored bytes: Parquet (rows, with `meta` in the schema) or JSON counts."""
+    if mode == "aggregate":
+        return payload.to_json()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    table = pa.Table.from_pandas(payload, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                           b"sheepsim": json.dumps(meta, sort_keys=True).encode()})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+def decode(data: bytes, mode: str) -> Payload:
+    if mode == "aggregate":
+        return Aggregate.from_json(data)
+    return pd.read_parquet(io.BytesIO(data))
+
+
+def _read_manifest(out: Path) -> dict[str, Any]:
+    try:
+        manifest = json.loads((out / MANIFEST).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise SheepsimError(f"{out} is not a sheepsim results folder (no readable {MANIFEST})")
+    manifest.setdefault("mode", "rows")
+    return manifest
+
+
+def _chunks(out: Path, manifest: dict[str, Any]):
+    """Verified payloads of the recorded chunks, in game order."""
+    entries = manifest.get("chunks")
+    if entries is None:               # a folder written before checksums: trust the files
+        for f in sorted(out.glob("chunk-*.parquet")):
+            yield pd.read_parquet(f)
+        return
+    for key in sorted(entries, key=int):
+        entry = entries[key]
+        try:
+            data = (out / entry["file"]).read_bytes()
+        except OSError:
+            data = b""
+        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise SheepsimError(f"{out / entry['file']} is missing or corrupted; run the same simulate "
+                                f"command again to recompute it")
+        yield decode(data, manifest["mode"])
+
+
+def read_results(out: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """All finished chunks of a rows-mode run folder, in game order, and its manifest."""
+    out = Path(out)
+    manifest = _read_manifest(out)
+    if manifest["mode"] == "aggregate":
+        raise SheepsimError(f"{out} holds an aggregate-only run (no per-game rows); use read_aggregate")
+    frames = list(_chunks(out, manifest))
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return df, manifest
+
+
+def read_aggregate(out: str | Path) -> tuple[Aggregate, dict[str, Any]]:
+    """The merged counts of an aggregate-mode run folder (finished chunks), and its manifest."""
+    out = Path(out)
+    manifest = _read_manifest(out)
+    if manifest["mode"] != "aggregate":
+        raise SheepsimError(f"{out} holds per-game rows; use read_results")
+    total = Aggregate(manifest["rules"]["num_players"])
+    for part in _chunks(out, manifest):
+        total.add(part)
+    return total, manifest
