@@ -123,12 +123,21 @@ def _is_legal(action, buf, n):
 
 @njit(inline="always")
 def _fault(fault, code, game, seat, t, action):
-    fault[0] = code
-    fault[1] = game
-    fault[2] = seat
-    fault[3] = t
-    for k in range(min(len(action), FAULT_SIZE - 4)):
-        fault[4 + k] = action[k]
+    fault[F_CODE] = code
+    fault[F_GAME] = game
+    fault[F_SEAT] = seat
+    fault[F_DECISION] = t
+    for k in range(min(len(action), FAULT_SIZE - F_ACTION)):
+        fault[F_ACTION + k] = action[k]
+
+
+@njit(inline="always")
+def _buffers(game):
+    """A block's state, its policies' decision buffer and the driver's own legal-set buffer."""
+    state = np.empty(game[G_STATE_SIZE], dtype=np.int32)
+    buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+    legal_buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+    return state, buf, legal_buf
 
 
 @njit(inline="always")
@@ -139,7 +148,7 @@ def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, 
     or -1 after a fault. `state`, `rules_arr`, `aux_arr` are the arrays and `s`, `rules`,
     `aux` their views (made once a block). If `log` has rows, decision t is logged as
     (actor, action..., chance)."""
-    luck_base, policy_base = game[3], game[4]
+    luck_base, policy_base = game[G_LUCK], game[G_POLICY]
     start(s, rules, aux_arr, view(rngs[0]))
     t = 0
     seat = -3
@@ -240,23 +249,21 @@ def play_chunk(start, actor, legal, nature, chance, step, outcome, choose, user,
 @njit(inline="always")
 def play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
                rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, fault, lo, hi):
-    state = np.empty(game[0], dtype=np.int32)
-    buf = np.empty((game[1], game[2]), dtype=np.int32)
-    legal_buf = np.empty((game[1], game[2]), dtype=np.int32)
-    rngs = np.empty((game[5], 4), dtype=np.uint64)
-    seat_slot = np.zeros(game[7], dtype=np.int64)
-    no_log = np.empty((0, game[2] + 2), dtype=np.int32)
+    state, buf, legal_buf = _buffers(game)
+    rngs = np.empty((game[G_STREAMS], 4), dtype=np.uint64)         # uint64[4] a stream (rng.py)
+    seat_slot = np.zeros(game[G_MAX_PLAYERS], dtype=np.int64)
+    no_log = np.empty((0, game[G_ACTION_SIZE] + 2), dtype=np.int32)
     players = rules_arr[0]
     s, rules, aux = view(state), view(rules_arr), view(aux_arr)
     for i in range(lo, hi):
         g = first + i
-        seed_game(seed, g, players, game[3], game[4], rngs)
+        seed_game(seed, g, players, game[G_LUCK], game[G_POLICY], rngs)
         rot = seat_slots(g, players, rotate, seat_slot)
         if play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
                      state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,
                      legal_buf, g, out[i], no_log, fault) < 0:
             return
-        out[i, game[6]] = rot
+        out[i, game[G_ROTATION]] = rot
 
 
 @njit(inline="always")
@@ -264,9 +271,7 @@ def replay(start, actor, legal, nature, chance, step, outcome, choose, user, las
            rules_arr, aux_arr, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     """One game as the chunk kernel plays it, keeping its log (trace, tests); returns
     the decisions taken (more than log's rows: replay with a longer log), -1 on a fault."""
-    state = np.empty(game[0], dtype=np.int32)
-    buf = np.empty((game[1], game[2]), dtype=np.int32)
-    legal_buf = np.empty((game[1], game[2]), dtype=np.int32)
+    state, buf, legal_buf = _buffers(game)
     s, rules, aux = view(state), view(rules_arr), view(aux_arr)
     return play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
                      state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,

@@ -38,7 +38,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
         fault = np.zeros(W.driver.FAULT_SIZE, dtype=np.int64)
         flips = kernel(arr, deck, ids, params, slots, streams(seed, game, P.N_STREAMS), game, row, log, log_times,
                        fault)
-        if fault[0]:
+        if fault[W.driver.F_CODE]:
             W.raise_fault(P, fault, specs, rules.num_players, rotate)
         if flips <= size:
             return arr, slots, log[:flips], log_times[:flips], row
