@@ -183,6 +183,7 @@ def test_replay_with_choose_matches_the_kernel_log():
     ra = RU.to_array(rules)
     init = initial_state(rules)
     buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
+    scratch = np.empty_like(buf)
     for g in range(20):
         ids, par = MIXES[g % len(MIXES)]
         slot_ids = np.array(ids[:3], dtype=np.int64)
@@ -194,7 +195,8 @@ def test_replay_with_choose_matches_the_kernel_log():
         while k[E.H_PHASE] != E.PH_OVER:
             seat = int(k[E.H_TO_MOVE])
             slot = int(seat_slot[seat])
-            action = POL.choose(slot_ids[slot], k, ra, init, seat, slot_params[slot], rngs[PL.POLICY + seat], buf)
+            action = POL.choose(slot_ids[slot], k, ra, init, seat, slot_params[slot], rngs[PL.POLICY + seat], buf,
+                                scratch)
             assert int(log[t, 0]) == seat, f"game {g} ply {t}"
             assert [int(x) for x in action] == [int(x) for x in log[t, 1:1 + E.ACTION_SIZE]], f"game {g} ply {t}"
             E.apply(k, ra, *(int(x) for x in action))
@@ -384,7 +386,7 @@ def _draw_counts(s, ra, expected: set, draws: int, seed: int) -> dict:
     counts = dict.fromkeys(expected, 0)
     for i in range(draws):
         rng = streams(seed, i, 1)[0]
-        action = POL.choose(POL.RANDOM, s, ra, aux, seat, params, rng, buf)
+        action = POL.choose(POL.RANDOM, s, ra, aux, seat, params, rng, buf, np.empty_like(buf))
         key = canon(POS.action_to_json(s, [int(x) for x in action]))
         assert key in counts, f"draw {i}: illegal action {key}"
         counts[key] += 1

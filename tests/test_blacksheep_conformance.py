@@ -143,7 +143,7 @@ def play_checked(rules, seat_ids, seat_params, seed, game, seen):
         moves = [tuple(int(x) for x in buf[m]) for m in range(n)]
         assert 1 <= n <= E.MAX_DECISIONS and moves == sorted(set(moves)), f"{where}: legal {moves}"
         code, a, b = (int(x) for x in POL.choose(seat_ids[seat], s, arr, AUX, seat, seat_params[seat],
-                                                rngs[P.POLICY + seat], buf))
+                                                rngs[P.POLICY + seat], buf, np.empty_like(buf)))
         assert (code, a, b) in moves, f"{where}: {(code, a, b)} not legal"
         chance = int(E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
         if code == DRAW_FROM:
@@ -352,7 +352,7 @@ def _find(players, options, predicate, seed=3):
             if found:
                 return s, arr, found
             seat = s[E.H_ACTOR]
-            code, a, b = POL.choose(TH, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf)
+            code, a, b = POL.choose(TH, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf, np.empty_like(buf))
             E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
     raise AssertionError("no such decision point")
 
@@ -455,6 +455,7 @@ def test_decisions_without_luck_leave_the_luck_stream_alone():
                     assert np.array_equal(luck, _fresh(g))
                     seen.add(code)
             seat = s[E.H_ACTOR]
-            code, a, b = POL.choose(RA, s, arr, AUX, seat, np.zeros(8), rngs[P.POLICY + seat], buf)
+            code, a, b = POL.choose(RA, s, arr, AUX, seat, np.zeros(8), rngs[P.POLICY + seat], buf,
+                                   np.empty_like(buf))
             E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
     assert {STOP, PLACE} <= seen

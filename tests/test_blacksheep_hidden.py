@@ -32,7 +32,6 @@ and an honest one that reads the Mole-revealed hand directly is not.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 
 import numpy as np
@@ -143,7 +142,10 @@ def redeal(s, actor, rng):
 # ---------------------------------------------------------------------------
 
 def builtin(policy_id):
-    return functools.partial(POL.choose, policy_id)
+    """Built-in `policy_id` with the common policy signature (a fresh scratch a call)."""
+    def choose(s, rules, aux, seat, params, rng, buf):
+        return POL.choose(policy_id, s, rules, aux, seat, params, rng, buf, np.empty_like(buf))
+    return choose
 
 
 MIX = [  # (label, chooser, params): every honest policy the kernel ships
@@ -280,7 +282,8 @@ def test_mole_reveals_the_source_hand_to_the_actor():
         while s[E.H_PHASE] != OVER:
             seat = int(s[E.H_ACTOR])
             before = known(s).copy()
-            code, a, b = POL.choose(POL.THRESHOLD, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf)
+            code, a, b = POL.choose(POL.THRESHOLD, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf,
+                                   np.empty_like(buf))
             chance = E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat])
             E.apply(s, arr, code, a, b, chance)
             if s[E.H_PHASE] == MOLE_PHASE:

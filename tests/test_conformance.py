@@ -218,7 +218,7 @@ def test_random_policy_is_uniform_over_the_legal_set(name):
         for _ in range(draws):
             t = s.copy()
             action = tuple(int(x) for x in np.atleast_1d(POL.choose(POL.RANDOM, t, arr, aux, who, params, rng_rows[0],
-                                                                    buf.copy())))
+                                                                    buf.copy(), buf.copy())))
             assert action in counts, f"random chose {action}, not legal here"
             counts[action] += 1
         p = chisquare(list(counts.values())).pvalue

@@ -189,7 +189,7 @@ class Game:
         return [tuple(int(x) for x in buf[m]) for m in range(n)]
 
     def decide(self, pid, params, s, arr, aux, seat, rng, buf):
-        return tuple(int(x) for x in self.POL.choose(pid, s, arr, aux, seat, params, rng, buf))
+        return tuple(int(x) for x in self.POL.choose(pid, s, arr, aux, seat, params, rng, buf, np.empty_like(buf)))
 
     def step(self, s, arr, aux, action, rngs):
         who = int(self.E.actor(s, arr))

@@ -31,7 +31,6 @@ seen (own hand, row, captured) is not.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 
 import numpy as np
@@ -129,7 +128,10 @@ def redeal(s, actor, n_cards, rng):
 # ---------------------------------------------------------------------------
 
 def builtin(policy_id):
-    return functools.partial(POL.choose, policy_id)
+    """Built-in `policy_id` with the common policy signature (a fresh scratch a call)."""
+    def choose(s, rules, aux, seat, params, rng, buf):
+        return POL.choose(policy_id, s, rules, aux, seat, params, rng, buf, np.empty_like(buf))
+    return choose
 
 
 MIX = [  # (label, chooser): every policy the kernel ships

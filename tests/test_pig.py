@@ -220,9 +220,9 @@ def test_kernel_policies_match_reference_on_scripted_states():
                 for total in range(0, 60):
                     game = REF.Game(scores=(score, 7) if seat == 0 else (7, score), turn_total=total, to_act=seat)
                     s = as_state(game)
-                    action = int(POL.choose(POL.HOLD, s, ra, aux, seat, params, rng, buf))
+                    action = int(POL.choose(POL.HOLD, s, ra, aux, seat, params, rng, buf, buf.copy()))
                     assert NAMES[action] == ref(game, rr), (t, game)
-                    picked = NAMES[int(POL.choose(POL.RANDOM, s, ra, aux, seat, params, rng, buf))]
+                    picked = NAMES[int(POL.choose(POL.RANDOM, s, ra, aux, seat, params, rng, buf, buf.copy()))]
                     assert picked in REF.legal_actions(game)
                     assert np.array_equal(s, as_state(game))        # policies do not touch the state
 

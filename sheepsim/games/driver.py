@@ -45,7 +45,10 @@ one uint64[4] stream (rng.py), viewed. An action is a tuple of ACTION_SIZE integ
 row of buf); a policy may return a plain integer when ACTION_SIZE is 1.
 
 Policies. Built-in policies are dispatched by id through the game's
-`choose(policy_id, s, rules, aux, seat, params, rng, buf)`, in the cached kernel.
+`choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)`, in the cached
+kernel: `buf` is the decision buffer (the legal list goes there), `scratch`, of the
+same shape, a built-in's own working space (Hiboufou's capture search), so no policy
+works in the tail of the decision buffer.
 Every user policy, of every game, has ONE signature:
 
     policy(s, rules, aux, seat, params, rng, buf) -> action
@@ -81,7 +84,7 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from ..rng import seed_stream
-from .fast import CHECKED
+from .fast import CHECKED, array as _arr, pointer as _ptr
 
 NATURE = -2
 MAX_STEPS = 10_000_000      # decisions in one game before it is a fault, not a result
@@ -110,6 +113,24 @@ def _as_action(x):
     return None     # numba then reports the policy's wrong return type (wrappers.py)
 
 
+def record(log, t, who, action, c):
+    """Log decision t as (actor, action..., chance) if it fits; nothing when log is None."""
+
+
+@overload(record, inline="always")
+def _record(log, t, who, action, c):
+    if isinstance(log, types.NoneType):
+        return lambda log, t, who, action, c: None
+
+    def impl(log, t, who, action, c):
+        if t < log.shape[0]:
+            log[t, 0] = who
+            for k in range(len(action)):
+                log[t, 1 + k] = action[k]
+            log[t, 1 + len(action)] = c
+    return impl
+
+
 @njit(inline="always")
 def _is_legal(action, buf, n):
     for i in range(n):
@@ -133,22 +154,35 @@ def _fault(fault, code, game, seat, t, action):
 
 @njit(inline="always")
 def _buffers(game):
-    """A block's state, its policies' decision buffer and the driver's own legal-set buffer."""
+    """A block's state, its policies' decision buffer and scratch, and the driver's own
+    legal-set buffer."""
     state = np.empty(game[G_STATE_SIZE], dtype=np.int32)
     buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+    scratch = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
     legal_buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
-    return state, buf, legal_buf
+    return state, buf, scratch, legal_buf
 
 
 @njit(inline="always")
 def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-              state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf, legal_buf,
-              g, row, log, fault):
+              state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf, scratch,
+              legal_buf, g, row, log, fault):
     """Play game g from `start` to its end; write its row; return the decisions taken,
     or -1 after a fault. `state`, `rules_arr`, `aux_arr` are the arrays and `s`, `rules`,
-    `aux` their views (made once a block). If `log` has rows, decision t is logged as
-    (actor, action..., chance)."""
+    `aux` their views (made once a block). `log` is None (the chunk kernels: logging
+    is compiled out, a test per decision saved) or int32 rows: decision t is logged
+    as (actor, action..., chance) while it fits."""
     luck_base, policy_base = game[G_LUCK], game[G_POLICY]
+    # The driver's own arrays without reference counts (fast.py): a row view of a
+    # managed array (a seat's streams and parameters, at each change of actor) and
+    # every call passing one cost atomic counts, measured at up to a fifth of a game
+    # (Pig, Hiboufou). User policies still get `buf` and the state as arrays.
+    bufv = _arr(buf)
+    scratch = _arr(scratch)
+    rngs = _arr(rngs)
+    slot_params = _arr(slot_params)
+    slot_ids = _ptr(slot_ids)
+    seat_slot = _ptr(seat_slot)
     start(s, rules, aux_arr, view(rngs[0]))
     t = 0
     seat = -3
@@ -180,7 +214,7 @@ def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, 
                 if n == 0:
                     _fault(fault, FAULT_NO_LEGAL, g, who, t, (np.int64(0),))
                     return -1
-            action = as_action(choose(pid, s, rules, aux, who, params, view(policy_rng), buf))
+            action = as_action(choose(pid, s, rules, aux, who, params, view(policy_rng), bufv, scratch))
             if CHECKED and not _is_legal(action, legal_buf, n):
                 _fault(fault, FAULT_ILLEGAL, g, who, t, action)
                 return -1
@@ -194,11 +228,7 @@ def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, 
                 _fault(fault, FAULT_ILLEGAL, g, who, t, action)
                 return -1
         c = chance(s, rules, aux, action, view(luck))
-        if t < log.shape[0]:
-            log[t, 0] = who
-            for k in range(len(action)):
-                log[t, 1 + k] = action[k]
-            log[t, 1 + len(action)] = c
+        record(log, t, who, action, c)
         t += 1
         if t > MAX_STEPS:
             _fault(fault, FAULT_TOO_LONG, g, who, t, action)
@@ -249,10 +279,9 @@ def play_chunk(start, actor, legal, nature, chance, step, outcome, choose, user,
 @njit(inline="always")
 def play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
                rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, fault, lo, hi):
-    state, buf, legal_buf = _buffers(game)
+    state, buf, scratch, legal_buf = _buffers(game)
     rngs = np.empty((game[G_STREAMS], 4), dtype=np.uint64)         # uint64[4] a stream (rng.py)
     seat_slot = np.zeros(game[G_MAX_PLAYERS], dtype=np.int64)
-    no_log = np.empty((0, game[G_ACTION_SIZE] + 2), dtype=np.int32)
     players = rules_arr[0]
     s, rules, aux = view(state), view(rules_arr), view(aux_arr)
     for i in range(lo, hi):
@@ -261,7 +290,7 @@ def play_block(start, actor, legal, nature, chance, step, outcome, choose, user,
         rot = seat_slots(g, players, rotate, seat_slot)
         if play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
                      state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,
-                     legal_buf, g, out[i], no_log, fault) < 0:
+                     scratch, legal_buf, g, out[i], None, fault) < 0:
             return
         out[i, game[G_ROTATION]] = rot
 
@@ -271,11 +300,11 @@ def replay(start, actor, legal, nature, chance, step, outcome, choose, user, las
            rules_arr, aux_arr, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     """One game as the chunk kernel plays it, keeping its log (trace, tests); returns
     the decisions taken (more than log's rows: replay with a longer log), -1 on a fault."""
-    state, buf, legal_buf = _buffers(game)
+    state, buf, scratch, legal_buf = _buffers(game)
     s, rules, aux = view(state), view(rules_arr), view(aux_arr)
     return play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
                      state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,
-                     legal_buf, g, row, log, fault)
+                     scratch, legal_buf, g, row, log, fault)
 
 
 _USER_KERNELS = """

@@ -355,7 +355,7 @@ def greedy(s, rules, aux, seat, params, rng, buf):
 
 
 @njit(cache=True)
-def choose(policy_id, s, rules, aux, seat, params, rng, buf):
+def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """Dispatch to a built-in policy by id (direct calls, cached)."""
     if policy_id == GREEDY:
         return greedy(s, rules, aux, seat, params, rng, buf)

@@ -224,7 +224,7 @@ def risk(s, rules, aux, seat, params, rng, buf):
 
 
 @njit(cache=True, inline="always")
-def choose(policy_id, s, rules, aux, seat, params, rng, buf):
+def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """The built-in policies by id: `threshold` and `risk` share one copy of
     play_special (numba inlines each call site, and compiling it twice is slow)."""
     if policy_id != THRESHOLD and policy_id != RISK:

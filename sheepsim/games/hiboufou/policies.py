@@ -26,6 +26,7 @@ the turn header (laid, drew). It never reads PILE, other hands or CAPT lists.
 greedy and defensive are deterministic (they use neither params nor rng).
 """
 
+import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
@@ -38,7 +39,7 @@ from .rules import R_CAPTURE, R_MATCH_COVERED, R_PRIORITY
 RANDOM, GREEDY, DEFENSIVE = 0, 1, 2
 LAST_BUILTIN = DEFENSIVE
 NAMES = ("random", "greedy", "defensive")
-SCRATCH_ROWS = 16
+SCRATCH_ROWS = 16     # best_capture's working rows (the driver's scratch has MAX_DECISIONS)
 
 
 # Up to PACKED cards, the fit sets of a hand go in one integer, 3 bits a card, so that
@@ -126,12 +127,12 @@ def _cover_ok(tops, occ, d, hm, h, used, match, prio):
 
 
 @njit(cache=True)
-def best_capture(s, rules, deck, seat, buf):
+def best_capture(s, rules, deck, seat, scratch):
     """The first play (card, space) of the legal sequence emptying the hand that
     captures the biggest pile this turn, and that pile's size; (-1, -1, -1) if none.
 
-    Scratch space: the last SCRATCH_ROWS rows of buf (a hand of <= 3 cards has at most
-    10 legal decisions, so they are free; avoids allocating in the inner loop)."""
+    `scratch`: int32[>= SCRATCH_ROWS, >= NSPACES], the look-ahead's working rows
+    (given, not allocated: this runs at most decisions of greedy and defensive)."""
     h = s[SIZE + seat]
     laid = s[H_LAID]
     room = MAX_PER_TURN - laid
@@ -139,14 +140,13 @@ def best_capture(s, rules, deck, seat, buf):
         return -1, -1, -1
     match = rules[R_MATCH_COVERED] == 1
     prio = rules[R_PRIORITY]
-    z = buf.shape[0] - SCRATCH_ROWS
-    tops = buf[z:z + 4]           # look-ahead row by depth: top masks ...
-    occ = buf[z + 4:z + 8]        # ... and pile heights
-    hm = buf[z + 8]               # hand masks
-    hc = buf[z + 9]               # hand card ids
-    seq_i = buf[z + 10]           # chosen card index by depth
-    seq_x = buf[z + 11]           # chosen space by depth
-    codes = buf[z + 12]           # loop position by depth
+    tops = scratch[0:4]           # look-ahead row by depth: top masks ...
+    occ = scratch[4:8]            # ... and pile heights
+    hm = scratch[8]               # hand masks
+    hc = scratch[9]               # hand card ids
+    seq_i = scratch[10]           # chosen card index by depth
+    seq_x = scratch[11]           # chosen space by depth
+    codes = scratch[12]           # loop position by depth
     for i in range(h):
         hc[i] = s[HAND + seat * MC + i]
         hm[i] = deck[hc[i]]
@@ -157,7 +157,7 @@ def best_capture(s, rules, deck, seat, buf):
     # sequences = (card index, space) per depth; enumerate in legal-list order
     d = 0
     used = 0
-    cover = buf[z + 13]           # _cover_ok by depth
+    cover = scratch[13]           # _cover_ok by depth
     cover[0] = _cover_ok(tops, occ, 0, hm, h, used, match, prio)
     code = 0                     # next (i, x) to try at depth d, as i * 3 + x
     while True:
@@ -214,10 +214,15 @@ def _lowest_play(s, buf, n):
 @njit(cache=True)
 def greedy(s, rules, deck, seat, params, rng, buf):
     """Capture the biggest pile reachable this turn; else see the module docstring."""
+    return _greedy(s, rules, deck, seat, buf, np.empty((SCRATCH_ROWS, NSPACES), dtype=np.int32))
+
+
+@njit(cache=True)
+def _greedy(s, rules, deck, seat, buf, scratch):
     n = legal(s, rules, deck, buf)
     if buf[0, 0] == DRAW:
         return DRAW, 0, 0
-    c, x, size = best_capture(s, rules, deck, seat, buf)
+    c, x, size = best_capture(s, rules, deck, seat, scratch)
     if size > 0:
         return PLAY, c, x
     k = _lowest_play(s, buf, n)
@@ -230,10 +235,15 @@ def greedy(s, rules, deck, seat, params, rng, buf):
 @njit(cache=True)
 def defensive(s, rules, deck, seat, params, rng, buf):
     """Capture when possible; else leave the smallest biggest pile (module docstring)."""
+    return _defensive(s, rules, deck, seat, buf, np.empty((SCRATCH_ROWS, NSPACES), dtype=np.int32))
+
+
+@njit(cache=True)
+def _defensive(s, rules, deck, seat, buf, scratch):
     n = legal(s, rules, deck, buf)
     if buf[0, 0] == DRAW:
         return DRAW, 0, 0
-    c, x, size = best_capture(s, rules, deck, seat, buf)
+    c, x, size = best_capture(s, rules, deck, seat, scratch)
     if size > 0:
         return PLAY, c, x
     biggest = max(s[ROWN + LEFT], max(s[ROWN + CENTRE], s[ROWN + RIGHT]))
@@ -258,11 +268,11 @@ def defensive(s, rules, deck, seat, params, rng, buf):
 
 
 @njit(cache=True, inline="always")
-def choose(policy_id, s, rules, deck, seat, params, rng, buf):
+def choose(policy_id, s, rules, deck, seat, params, rng, buf, scratch):
     if policy_id == GREEDY:
-        return greedy(s, rules, deck, seat, params, rng, buf)
+        return _greedy(s, rules, deck, seat, buf, scratch)
     if policy_id == DEFENSIVE:
-        return defensive(s, rules, deck, seat, params, rng, buf)
+        return _defensive(s, rules, deck, seat, buf, scratch)
     return random_policy(s, rules, deck, seat, params, rng, buf)
 
 

@@ -46,7 +46,7 @@ def hold(s, rules, aux, seat, params, rng, buf):
 
 
 @njit(cache=True)
-def choose(policy_id, s, rules, aux, seat, params, rng, buf):
+def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """Dispatch to a built-in policy by id (direct calls, cached)."""
     if policy_id == HOLD:
         return hold(s, rules, aux, seat, params, rng, buf)
