@@ -252,8 +252,24 @@ def test_a_user_policy_with_the_common_signature_runs_and_an_illegal_one_stops_t
                              doc="the first legal action")(_first_legal_or_cheat(E, PL.GAME[2]))
     players = get_game(name).players[0]
     game, rules, arr, aux = _setup(name, players)
-    df = simulate(game, rules, seat_specs(name, ["first-legal", "random"], players), 40, seed=SEED).results
+    specs = seat_specs(name, ["first-legal", "random"], players)
+    df = simulate(game, rules, specs, 40, seed=SEED).results
     assert len(df) == 40 and set(df["policy_0"]) == {"first-legal", "random"}
+    # user-policy blocks run on Python threads (wrappers.play_chunk): the same rows for
+    # any thread count and chunking, as in the cached kernels
+    import numba
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = game.play_chunk(arr, aux, specs, True, SEED, 0, 150)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = game.play_chunk(arr, aux, specs, True, SEED, 0, 150)
+    finally:
+        numba.set_num_threads(before)
+    pieces = np.concatenate([game.play_chunk(arr, aux, specs, True, SEED, lo, hi - lo)
+                             for lo, hi in ((0, 70), (70, 71), (71, 150))])
+    assert np.array_equal(one, two) and np.array_equal(one, pieces)
+    assert len({r.tobytes() for r in one}) > 10
     with pytest.raises(SheepsimError) as err:
         simulate(game, rules, seat_specs(name, ["random", "first-legal:cheat=1"], players), 40, seed=SEED)
     text = str(err.value)

@@ -268,12 +268,28 @@ def play_chunk(start, actor, legal, nature, chance, step, outcome, choose, user,
     N_STREAMS, O_ROTATION, MAX_PLAYERS); the hooks are the engine's, `choose` the
     built-in dispatcher, `user` the user-policy dispatcher, `view` fast.pointer or
     fast.array. Call it from a module-level @njit(cache=True, parallel=True) kernel."""
-    n = out.shape[0]
-    nblocks = min(n, BLOCKS)
-    for b in prange(nblocks):
+    for b in prange(min(out.shape[0], BLOCKS)):
+        lo, hi = block_games(out.shape[0], b)
         play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                   rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults[b],
-                   b * n // nblocks, (b + 1) * n // nblocks)
+                   rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
+
+
+@njit(inline="always")
+def play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+                rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+    """Blocks b_lo .. b_hi - 1 of play_chunk's blocks, in turn (the user-policy kernels:
+    wrappers.play_chunk shares the blocks out over Python threads)."""
+    for b in range(b_lo, min(b_hi, min(out.shape[0], BLOCKS))):
+        lo, hi = block_games(out.shape[0], b)
+        play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+                   rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
+
+
+@njit(inline="always")
+def block_games(n, b):
+    """Games lo .. hi - 1 (of a chunk's n) in block b of min(n, BLOCKS) blocks."""
+    nblocks = min(n, BLOCKS)
+    return b * n // nblocks, (b + 1) * n // nblocks
 
 
 @njit(inline="always")
@@ -308,9 +324,9 @@ def replay(start, actor, legal, nature, chance, step, outcome, choose, user, las
 
 
 _USER_KERNELS = """
-def play_games_user(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults):
-    play_chunk(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
-               H_GAME, rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults)
+def play_blocks_user(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+    play_blocks(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
+                H_GAME, rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi)
 
 
 def replay_user(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
@@ -333,15 +349,19 @@ def called(hook):
 
 
 def user_kernels(play, user):
-    """(chunk kernel, replay kernel) of `play`'s game with the user-policy dispatcher
-    `user`, with the same arguments as play.play_games and play.replay. They compile
-    once per process (numba's disk cache does not find generated functions).
+    """(block kernel, replay kernel) of `play`'s game with the user-policy dispatcher
+    `user`: the block kernel takes play.play_games' arguments and a block range
+    (b_lo, b_hi) and releases the GIL, so that wrappers.play_chunk runs its blocks on
+    Python threads; the replay kernel takes play.replay's. They compile once per
+    process (numba's disk cache does not find generated functions), and without
+    numba's parallel lowering, which took about 12 of a Battle Sheep kernel's 22 s to
+    compile (measured).
 
     The hooks are globals of generated source, not closure variables: numba's inliner
     confused the free variables of a closure with the inlined driver's own names."""
     names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_CHOOSE")
     namespace = dict(zip(names, (called(hook) for hook in play.HOOKS)))
     namespace.update(H_USER=user, H_LAST=play.LAST_BUILTIN, H_VIEW=play.VIEW, H_GAME=play.GAME,
-                     play_chunk=play_chunk, replay=replay, __name__=__name__)
+                     play_blocks=play_blocks, replay=replay, __name__=__name__)
     exec(compile(_USER_KERNELS, f"<sheepsim user-policy kernels of {play.__name__}>", "exec"), namespace)
-    return njit(parallel=True)(namespace["play_games_user"]), njit(namespace["replay_user"])
+    return njit(nogil=True)(namespace["play_blocks_user"]), njit(namespace["replay_user"])

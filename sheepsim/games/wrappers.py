@@ -9,6 +9,7 @@ that driver.user_kernels compiles once per process.
 from __future__ import annotations
 
 import inspect
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -147,14 +148,32 @@ def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicyS
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     ids, params = policy_arrays(specs)
     if user_policies(specs):
+        args = (rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+        kernel = user_kernels(play, specs)[0]
         with _typing_errors(play, specs):
-            user_kernels(play, specs)[0](rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+            kernel(*args, 0, 0)          # compiles, on this thread, or says why not
+        _on_threads(kernel, args, min(n, driver.BLOCKS))
     else:
         play.play_games(rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
     hit = faults[faults[:, driver.F_CODE] != 0]
     if len(hit):
         raise_fault(play, hit[np.argmin(hit[:, driver.F_GAME])], specs, int(rules_arr[0]), rotate)
     return out
+
+
+def _on_threads(kernel, args: tuple, nblocks: int) -> None:
+    """Blocks 0 .. nblocks - 1 of a user-policy block kernel, shared out in contiguous
+    runs over numba's thread count of Python threads (the kernel releases the GIL).
+    Each block writes only its own rows and fault row, so the rows are the same for
+    any thread count, as in the cached kernels."""
+    import numba
+    k = max(1, min(numba.get_num_threads(), nblocks))
+    runs = [(i * nblocks // k, (i + 1) * nblocks // k) for i in range(k)]
+    if k == 1:
+        kernel(*args, *runs[0])
+        return
+    with ThreadPoolExecutor(k) as pool:
+        list(pool.map(lambda run: kernel(*args, *run), runs))
 
 
 def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,

@@ -112,11 +112,17 @@ def _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, o
 
 @njit(inline="always")
 def _play_chunk(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
-    n = out.shape[0]
-    nblocks = min(n, driver.BLOCKS)
-    for b in prange(nblocks):
-        _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults[b],
-                    b * n // nblocks, (b + 1) * n // nblocks)
+    for b in prange(min(out.shape[0], driver.BLOCKS)):
+        lo, hi = driver.block_games(out.shape[0], b)
+        _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
+
+
+@njit(inline="always")
+def _play_blocks(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+    """Blocks b_lo .. b_hi - 1 of _play_chunk's, in turn (see driver.play_blocks)."""
+    for b in range(b_lo, min(b_hi, min(out.shape[0], driver.BLOCKS))):
+        lo, hi = driver.block_games(out.shape[0], b)
+        _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
 
 
 @njit(inline="always")
@@ -143,13 +149,13 @@ def replay(rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log
 
 
 def user_kernels(user):
-    """(chunk kernel, replay kernel) with the user-model dispatcher `user` (compiled
-    once per process, not disk-cached)."""
-    @njit(parallel=True)
-    def play_games_user(rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
-        _play_chunk(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults)
+    """(block kernel, replay kernel) with the user-model dispatcher `user`, as
+    driver.user_kernels makes them for the turn games (compiled once per process)."""
+    @njit(nogil=True)
+    def play_blocks_user(rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+        _play_blocks(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi)
 
     @njit
     def replay_user(rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log_times, fault):
         return _replay(user, rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log_times, fault)
-    return play_games_user, replay_user
+    return play_blocks_user, replay_user
