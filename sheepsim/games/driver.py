@@ -269,16 +269,16 @@ def play_chunk(start, actor, legal, nature, chance, step, outcome, choose, user,
     built-in dispatcher, `user` the user-policy dispatcher, `view` fast.pointer or
     fast.array. Call it from a module-level @njit(cache=True, parallel=True) kernel."""
     for b in prange(min(out.shape[0], BLOCKS)):
-        lo, hi = block_games(out.shape[0], b)
-        play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                   rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
+        play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+                    rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, b, b + 1)
 
 
 @njit(inline="always")
 def play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
                 rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
-    """Blocks b_lo .. b_hi - 1 of play_chunk's blocks, in turn (the user-policy kernels:
-    wrappers.play_chunk shares the blocks out over Python threads)."""
+    """Blocks b_lo .. b_hi - 1 of a chunk's min(n, BLOCKS), in turn: one block in each
+    of play_chunk's threads, a run of them in a user-policy kernel (wrappers.play_chunk
+    shares the runs out over Python threads)."""
     for b in range(b_lo, min(b_hi, min(out.shape[0], BLOCKS))):
         lo, hi = block_games(out.shape[0], b)
         play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,

@@ -113,8 +113,7 @@ def _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, o
 @njit(inline="always")
 def _play_chunk(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
     for b in prange(min(out.shape[0], driver.BLOCKS)):
-        lo, hi = driver.block_games(out.shape[0], b)
-        _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
+        _play_blocks(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b, b + 1)
 
 
 @njit(inline="always")
