@@ -94,7 +94,8 @@ def seat_slots(game: int, players: int, rotate: bool, size: int) -> np.ndarray:
 
 
 def user_kernels(play, specs: list[PolicySpec]):
-    """(chunk kernel, replay kernel) of `play`'s game with the user policies of `specs`.
+    """(block kernel, replay kernel) of `play`'s game with the user policies of `specs`
+    (driver.user_kernels; play_chunk runs the block kernel on threads).
 
     Closures are not found in numba's disk cache, so these compile once per process
     (the documented slower start of user policies); games run at full speed."""
