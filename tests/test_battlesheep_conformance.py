@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from sheepsim.games import driver
+from sheepsim.games import wrappers as W
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import play as PL
 from sheepsim.games.battlesheep import policies as POL
@@ -65,7 +66,8 @@ def _run(rules, policy="mixed", seed=11, first=0, n=300, rotate=True):
     slot_ids, slot_params = _slots(policy, rules.num_players)
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-    PL.play_games(ra, initial_state(rules), slot_ids, slot_params, rotate, np.uint64(seed), first, out, faults)
+    W.run_blocks(PL.play_blocks, (ra, initial_state(rules), slot_ids, slot_params, rotate, np.uint64(seed), first,
+                                  out, faults))
     assert not faults.any()
     return out
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from sheepsim.games import driver
+from sheepsim.games import wrappers as W
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import policies as POL
@@ -100,9 +101,9 @@ def test_simulate_mixed_policies_writes_parquet_equal_to_the_kernel(tmp_path):
     params[0, 0], params[1, 0] = 4.0, 0.3
     rows = np.zeros((500, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-    P.play_games(R.to_array(R.make(3)), np.zeros(1, dtype=np.int32),
+    W.run_blocks(P.play_blocks, (R.to_array(R.make(3)), np.zeros(1, dtype=np.int32),
                  np.array([POL.THRESHOLD, POL.RISK, POL.RANDOM], dtype=np.int64), params, True, np.uint64(7), 0, rows,
-                 faults)
+                 faults))
     assert not faults.any()
     for column, o in (("winner", E.O_WINNER), ("turns", E.O_TURNS), ("draws", E.O_DRAWS),
                       ("decisions", E.O_DECISIONS), ("capped", E.O_CAPPED)):

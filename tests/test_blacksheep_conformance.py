@@ -18,7 +18,7 @@ variants; random seats, and mixed seats so that games are also won):
   with the decisions counted here (a won game's turns count the winning turn), and it
   is the row the kernel's play.replay writes.
 
-Outcome rows of many more games (play_games) respect the game's bounds; with the same
+Outcome rows of many more games (play_blocks) respect the game's bounds; with the same
 policy in every slot, rotation changes nothing but the rotation column (streams belong
 to seats). The luck is exact: the random policy is uniform over the legal decisions of
 given phases and leaves the state alone, a blind draw is uniform over the cards of the
@@ -35,6 +35,7 @@ import pytest
 from scipy.stats import chisquare
 
 from sheepsim.games import driver
+from sheepsim.games import wrappers as W
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import policies as POL
@@ -262,14 +263,14 @@ def test_conservation_and_knowledge_invariants_between_decisions(case):
 
 
 # ---------------------------------------------------------------------------
-# Outcome rows of many games (play_games)
+# Outcome rows of many games (play_blocks)
 # ---------------------------------------------------------------------------
 
 def run(rules, kind="mixed", seed=11, first=0, n=400, rotate=True):
     ids, params = _seats(kind, rules.num_players)
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-    P.play_games(R.to_array(rules), AUX, ids, params, rotate, np.uint64(seed), first, out, faults)
+    W.run_blocks(P.play_blocks, (R.to_array(rules), AUX, ids, params, rotate, np.uint64(seed), first, out, faults))
     assert not faults.any()
     return out
 

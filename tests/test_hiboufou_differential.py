@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from sheepsim.games import driver
+from sheepsim.games import wrappers as W
 from sheepsim.games.hiboufou import engine as E
 from sheepsim.games.hiboufou import play as P
 from sheepsim.games.hiboufou import reference as ref
@@ -129,7 +130,8 @@ def _run(players, options, policy, n, first=0, chunk=None):
     step = chunk or n
     for lo in range(0, n, step):
         faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-        P.play_games(arr, masks, ids, params, True, np.uint64(99), first + lo, out[lo:lo + step], faults)
+        W.run_blocks(P.play_blocks, (arr, masks, ids, params, True, np.uint64(99), first + lo, out[lo:lo + step],
+                                     faults))
         assert not faults.any()
     return out
 

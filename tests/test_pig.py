@@ -93,7 +93,8 @@ def run_rows(rules, specs, seed=11, first=0, n=2000, rotate=True):
     ids, params = slots_of(specs)
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-    PL.play_games(RU.to_array(rules), initial_state(rules), ids, params, rotate, np.uint64(seed), first, out, faults)
+    W.run_blocks(PL.play_blocks, (RU.to_array(rules), initial_state(rules), ids, params, rotate, np.uint64(seed),
+                                  first, out, faults))
     assert not faults.any()
     return out
 

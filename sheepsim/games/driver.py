@@ -57,9 +57,9 @@ with plain arrays (the state, the packed rules, aux, the seat's policy stream an
 scratch int32[MAX_ACTIONS, ACTION_SIZE]). The driver checks each action a user policy
 returns against the legal set and stops the run with a fault if it is not there
 (built-ins are trusted, and fast; in the checked mode of fast.py they are checked
-too, and a seat to act without a legal action is a fault). Bobby Sitter, a game of simultaneous reactions
-rather than turns, keeps its per-flip loop (bobbysitter/play.py) behind `play_chunk`'s
-block machinery: streams, rotation, chunks and faults are the same.
+too, and a seat to act without a legal action is a fault). Bobby Sitter, a game of
+simultaneous reactions rather than turns, keeps its per-flip loop (bobbysitter/play.py)
+behind the same block machinery: streams, rotation, blocks and faults are the same.
 
 Streams of game g (rng.py): stream 0 is the game's own chance (the deal, a random
 board); LUCK + q is the luck of seat q's decisions; POLICY + q is seat q's policy. They
@@ -80,7 +80,7 @@ error naming the policy (wrappers.py). The rules' own turn caps stay in the engi
 import functools
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, types
 from numba.extending import overload
 
 from ..rng import seed_stream
@@ -258,27 +258,20 @@ def seat_slots(g, players, rotate, seat_slot):
 
 
 @njit(inline="always")
-def play_chunk(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-               rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults):
-    """Games first .. first + len(out) - 1 of a run, one row of `out` each, shared out
-    in blocks over numba's threads. Game g's row depends only on (rules, aux, policies,
-    seed, g): blocks only share out the work, so any thread count gives the same rows.
+def play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+                rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+    """Games first .. first + len(out) - 1 of a run, one row of `out` each, in
+    min(len(out), BLOCKS) blocks, of which this plays blocks b_lo .. b_hi - 1 in turn.
+    Game g's row depends only on (rules, aux, policies, seed, g): blocks only share out
+    the work (wrappers.run_blocks gives contiguous runs of them to Python threads), so
+    any thread count gives the same rows.
 
     `game` is the engine's constants (STATE_SIZE, MAX_ACTIONS, ACTION_SIZE, LUCK, POLICY,
     N_STREAMS, O_ROTATION, MAX_PLAYERS); the hooks are the engine's, `choose` the
     built-in dispatcher, `user` the user-policy dispatcher, `view` fast.pointer or
-    fast.array. Call it from a module-level @njit(cache=True, parallel=True) kernel."""
-    for b in prange(min(out.shape[0], BLOCKS)):
-        play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                    rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, b, b + 1)
-
-
-@njit(inline="always")
-def play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
-    """Blocks b_lo .. b_hi - 1 of a chunk's min(n, BLOCKS), in turn: one block in each
-    of play_chunk's threads, a run of them in a user-policy kernel (wrappers.play_chunk
-    shares the runs out over Python threads)."""
+    fast.array. Call it from a module-level @njit(cache=True, nogil=True) kernel: the
+    kernel releases the GIL, so the threads run at once. numba's parallel lowering
+    (prange) would share the blocks too, but it doubled the kernels' compile time."""
     for b in range(b_lo, min(b_hi, min(out.shape[0], BLOCKS))):
         lo, hi = block_games(out.shape[0], b)
         play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
@@ -350,12 +343,9 @@ def called(hook):
 
 def user_kernels(play, user):
     """(block kernel, replay kernel) of `play`'s game with the user-policy dispatcher
-    `user`: the block kernel takes play.play_games' arguments and a block range
-    (b_lo, b_hi) and releases the GIL, so that wrappers.play_chunk runs its blocks on
-    Python threads; the replay kernel takes play.replay's. They compile once per
-    process (numba's disk cache does not find generated functions), and without
-    numba's parallel lowering, which took about 12 of a Battle Sheep kernel's 22 s to
-    compile (measured).
+    `user`: the block kernel takes play.play_blocks' arguments and, like it, runs on
+    Python threads (wrappers.run_blocks); the replay kernel takes play.replay's. They
+    compile once per process: numba's disk cache does not find generated functions.
 
     The hooks are globals of generated source, not closure variables: numba's inliner
     confused the free variables of a closure with the inlined driver's own names."""

@@ -1,14 +1,16 @@
 """Python-side machinery every game wrapper shares: policy dispatch for user
 policies, the chunk call, and the generic result columns (DESIGN 5 and 8).
 
-Built-in policies run in each game's cached `play_games` kernel, dispatched by id.
+Built-in policies run in each game's cached `play_blocks` kernel, dispatched by id.
 User policies get one small @njit dispatcher by id (`chooser`) and run in kernels
-that driver.user_kernels compiles once per process.
+that driver.user_kernels compiles once per process. Either kernel plays a chunk's
+blocks on Python threads (`run_blocks`).
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable
@@ -95,7 +97,7 @@ def seat_slots(game: int, players: int, rotate: bool, size: int) -> np.ndarray:
 
 def user_kernels(play, specs: list[PolicySpec]):
     """(block kernel, replay kernel) of `play`'s game with the user policies of `specs`
-    (driver.user_kernels; play_chunk runs the block kernel on threads).
+    (driver.user_kernels; run_blocks runs the block kernel on threads).
 
     Closures are not found in numba's disk cache, so these compile once per process
     (the documented slower start of user policies); games run at full speed."""
@@ -143,38 +145,55 @@ def _typing_errors(play, specs: list[PolicySpec]):
 def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,
                first: int, n: int) -> np.ndarray:
     """Rows of games first .. first + n - 1; `play` is the game's play module (with
-    `play_games`, `user_kernels` and GAME). A fault (a user policy's illegal action)
+    `play_blocks`, `user_kernels` and GAME). A fault (a user policy's illegal action)
     raises a one-line SheepsimError naming the policy, game, seat and action."""
     out = np.zeros((n, play.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     ids, params = policy_arrays(specs)
+    args = (rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+    kernel = play.play_blocks
     if user_policies(specs):
-        args = (rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
         kernel = user_kernels(play, specs)[0]
         with _typing_errors(play, specs):
             kernel(*args, 0, 0)          # compiles, on this thread, or says why not
-        _on_threads(kernel, args, min(n, driver.BLOCKS))
-    else:
-        play.play_games(rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+    run_blocks(kernel, args)
     hit = faults[faults[:, driver.F_CODE] != 0]
     if len(hit):
         raise_fault(play, hit[np.argmin(hit[:, driver.F_GAME])], specs, int(rules_arr[0]), rotate)
     return out
 
 
-def _on_threads(kernel, args: tuple, nblocks: int) -> None:
-    """Blocks 0 .. nblocks - 1 of a user-policy block kernel, shared out in contiguous
-    runs over numba's thread count of Python threads (the kernel releases the GIL).
-    Each block writes only its own rows and fault row, so the rows are the same for
-    any thread count, as in the cached kernels."""
+def run_blocks(kernel, args: tuple) -> None:
+    """Every block of a chunk through a block kernel (a game's cached play_blocks or a
+    user-policy one) taking `args` (rules, aux, slot_ids, slot_params, rotate, seed,
+    first, out, faults) and a block range: contiguous runs of the min(len(out),
+    BLOCKS) blocks go to numba's thread count (numba.set_num_threads) of Python
+    threads, which run at once because the kernels release the GIL. Each block writes
+    only its own rows and fault row, so the rows are the same for any thread count."""
     import numba
+    nblocks = min(len(args[7]), driver.BLOCKS)
     k = max(1, min(numba.get_num_threads(), nblocks))
     runs = [(i * nblocks // k, (i + 1) * nblocks // k) for i in range(k)]
-    if k == 1:
+    # the calling thread plays the first run itself; the others go to pooled threads,
+    # kept for the process: starting threads per call cost a fifth of a small chunk
+    futures = [_helpers(k - 1).submit(kernel, *args, *run) for run in runs[1:]]
+    try:
         kernel(*args, *runs[0])
-        return
-    with ThreadPoolExecutor(k) as pool:
-        list(pool.map(lambda run: kernel(*args, *run), runs))
+    finally:
+        for future in futures:
+            future.result()
+
+
+_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
+
+
+def _helpers(n: int) -> ThreadPoolExecutor:
+    """A pool of n threads for run_blocks, per process (a forked child, such as a
+    Dask or multiprocessing worker, gets its own: the parent's threads are not there)."""
+    key = (os.getpid(), n)
+    if key not in _pools:
+        _pools[key] = ThreadPoolExecutor(n, thread_name_prefix="sheepsim-blocks")
+    return _pools[key]
 
 
 def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,

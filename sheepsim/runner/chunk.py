@@ -25,9 +25,9 @@ from ..results.aggregate import aggregate_frame
 
 PLUGIN_PREFIX = "sheepsim_plugin_"       # policies.load_plugin's module names
 
-# numba's threading layers do not allow two threads of one process to launch parallel
-# kernels at once (workqueue aborts); a Dask worker with several threads runs its
-# chunks one after the other, each on all the numba threads it was given.
+# A chunk already runs on all of the process's numba threads (wrappers.run_blocks), so
+# a Dask worker with several threads runs its chunks one after the other rather than
+# oversubscribing its cores.
 _KERNEL_LOCK = threading.Lock()
 # Plugins must be imported once per process: a second import would register the same
 # policies again under new ids.

@@ -16,7 +16,7 @@ its own signature (policies.py), USER_ARGS below, not the turn games' one.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .. import driver
 from .engine import ALIVE, H_FLIPPER, H_RESHUFFLES, O_ROTATION, O_SIZE, STATE_SIZE, draw_card, outcome, resolve, setup
@@ -111,14 +111,8 @@ def _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, o
 
 
 @njit(inline="always")
-def _play_chunk(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
-    for b in prange(min(out.shape[0], driver.BLOCKS)):
-        _play_blocks(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b, b + 1)
-
-
-@njit(inline="always")
 def _play_blocks(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
-    """Blocks b_lo .. b_hi - 1 of _play_chunk's, in turn (see driver.play_blocks)."""
+    """Blocks b_lo .. b_hi - 1 of a chunk, in turn (see driver.play_blocks)."""
     for b in range(b_lo, min(b_hi, min(out.shape[0], driver.BLOCKS))):
         lo, hi = driver.block_games(out.shape[0], b)
         _play_block(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
@@ -134,10 +128,11 @@ def _replay(user, rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, l
                      log_times, g, fault)
 
 
-@njit(cache=True, parallel=True)
-def play_games(rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults):
-    """Games first .. first + len(out) - 1 of a run; out is int32[n, O_SIZE]."""
-    _play_chunk(P.no_user_models, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults)
+@njit(cache=True, nogil=True)
+def play_blocks(rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+    """Blocks b_lo .. b_hi - 1 of the games first .. first + len(out) - 1 of a run; out
+    is int32[n, O_SIZE] (wrappers.run_blocks shares the blocks out over threads)."""
+    _play_blocks(P.no_user_models, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi)
 
 
 @njit(cache=True)

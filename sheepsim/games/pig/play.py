@@ -26,11 +26,11 @@ O_SIZE = E.O_SIZE
 MAX_LOG = 4096      # trace's first log size; replayed with a bigger one if a game is longer
 
 
-@njit(cache=True, parallel=True)
-def play_games(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults):
-    driver.play_chunk(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, P.choose, P.no_user_policies,
-                      P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params, rotate, seed, first,
-                      out, faults)
+@njit(cache=True, nogil=True)
+def play_blocks(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, P.choose, P.no_user_policies,
+                       P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params, rotate, seed, first,
+                       out, faults, b_lo, b_hi)
 
 
 # replay (trace, tests) calls the hooks rather than inlining them (driver.called): it
