@@ -15,6 +15,7 @@ import click
 from .errors import SheepsimError
 
 GAMES_HELP = "GAME is one of the names listed by `sheepsim games` (e.g. battlesheep)."
+QUICK_LOOK = "reports/quick-look"      # where `run --scale` below 1 writes by default
 
 
 def _game(name: str):
@@ -114,14 +115,20 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, **extra):
         extra["standalone_mode"] = False
+        if not (sys.argv[1:] if args is None else args):      # bare `sheepsim`: the help, not an error
+            ctx = click.Context(self, info_name=prog_name or "sheepsim", **self.context_settings)
+            click.echo(self.get_help(ctx))
+            sys.exit(0)
         try:
             code = super().main(args=args, prog_name=prog_name or "sheepsim", **extra)
         except SheepsimError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
-        except click.exceptions.Abort:
-            click.echo("aborted", err=True)
-            sys.exit(1)
+        except click.exceptions.Abort as exc:
+            # Ctrl-C: the runner's KeyboardInterrupt says what was kept (click wraps it)
+            said = str(exc.__cause__ or "")
+            click.echo(f"interrupted{': ' + said if said else ''}", err=True)
+            sys.exit(130)
         except click.ClickException as exc:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
@@ -196,7 +203,8 @@ def policies(game: str) -> None:
     for p in policies_for(g.name):
         click.echo(f"{p.name}{'' if p.builtin else '  (user)'}\n    {p.doc}")
         for k, (default, text) in p.params.items():
-            click.echo(f"    {p.name}:{k}=<number>  (default {default:g}; allowed {p.allowed(k)}) {text}")
+            kind = "integer" if k in p.integers else "number"
+            click.echo(f"    {p.name}:{k}=<{kind}>  (default {default:g}; allowed {p.allowed(k)}) {text}")
         click.echo("")
 
 
@@ -237,9 +245,12 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
     g = _game(game)
     rules, position = _rules_and_start(g, players, options, from_position)
     specs = seat_specs(g.name, policies, rules.num_players)
+    start_file = from_position or _deck_option()
     result = run(g, rules, specs, n_games, seed, threads, not no_rotate, position, out, chunk_size,
                  progress=not quiet and sys.stderr.isatty(), aggregate=aggregate, ci_halfwidth=ci_halfwidth,
-                 backend=backend, scheduler=scheduler, workers=workers)
+                 backend=backend, scheduler=scheduler, workers=workers,
+                 start_file=None if start_file is None else str(start_file),
+                 notify=None if quiet else functools.partial(click.echo, err=True))
     click.echo(summary_text(g, result))
     if result.extra["redone"]:
         why = ", ".join(f"{i} ({reason})" for i, reason in sorted(result.extra["redone"].items()))
@@ -251,9 +262,37 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
 
 
 @cli.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Also write the seat and policy tables as CSV (a `table` column tells them apart).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Also write every number of the summary as JSON.")
+def summarize(folder: Path, csv_path: Path | None, json_path: Path | None) -> None:
+    """The summary of a finished run folder (simulate --out DIR), without playing a game.
+
+    \b
+    Example:
+      sheepsim simulate pig -n 100000 --policy hold:t=20 --policy hold:t=25 --out runs/pig
+      sheepsim summarize runs/pig --csv pig.csv
+    """
+    from .fileio import write_atomic
+    from .report.summary import summary_csv, summary_json, summary_text
+    from .runner import read_run
+    run = read_run(folder)
+    g = _game(run.manifest["game"])
+    for path, text in ((json_path, summary_json), (csv_path, summary_csv)):
+        if path is not None:            # files first: a bad path fails before anything is printed
+            try:
+                write_atomic(path, text(g, run))
+            except OSError as exc:
+                raise SheepsimError(f"cannot write {path}: {exc.strerror}; choose a writable file")
+    click.echo(summary_text(g, run))
+
+
+@cli.command()
 @click.argument("game", is_eager=True)      # parsed first, so --policy and -o can check against it
 @game_options
-@click.option("--game", "-g", "game_index", type=click.IntRange(0, None), default=0, show_default=True,
+@click.option("--game", "-g", "game_index", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
               help="Index of the game within the run of --seed (as in simulate's `game` column).")
 @click.option("--json", "as_json", is_flag=True, help="Full state after every event, as JSON.")
 def trace(game, players, policies, options, seed, no_rotate, from_position, game_index, as_json) -> None:
@@ -280,15 +319,19 @@ def legal(file: Path, options) -> None:
 @click.argument("analysis", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--scale", type=click.FloatRange(0.001, 1000), default=1.0, show_default=True,
               help="Multiply every game count (e.g. 10 for tighter intervals, 0.1 for a quick look).")
-@click.option("--reports", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
-              show_default=True, help="Folder the Markdown report and figures are written to.")
+@click.option("--reports", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help=f"Folder the Markdown report and figures are written to (default: reports, or "
+                   f"{QUICK_LOOK} with --scale below 1, so a quick look never replaces a full-size report).")
 @click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Worker threads.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def run_analysis(analysis: Path, scale: float, reports: Path, threads, quiet) -> None:
+def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, quiet) -> None:
     """Run the analysis defined in ANALYSIS (a TOML file in analyses/) and write its report."""
     from .analysis.definition import run_file
+    if reports is None:
+        reports = Path(QUICK_LOOK if scale < 1 else "reports")
     path = run_file(analysis, reports, scale, threads, progress=not quiet)
-    click.echo(f"report: {path}")
+    quick = f" (a quick look at --scale {scale:g}: intervals are wider than the full report's)" if scale < 1 else ""
+    click.echo(f"report: {path}{quick}")
 
 
 @cli.command()

@@ -15,7 +15,12 @@ A SPEC is `name` or `name:key=value,key=value`.
 
 A parameter is declared as (default, help), (default, help, low) or (default, help, low,
 high): low and high are inclusive bounds (None for no bound), and a SPEC value outside them is rejected
-with a one-line error naming the allowed range.
+with a one-line error naming the allowed range. Parameters named in `integers` (a count,
+a threshold of cards) take whole numbers only: a SPEC value with a fraction is rejected
+rather than rounded silently by the policy's comparisons.
+
+User policies register for a game that exists, under a name of their own: a typo in the
+game, or a built-in's name, is an error at import, not a policy nobody can select.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ class PolicyDef:
     params: dict[str, tuple[float, str]] = field(default_factory=dict)
     # parameter name -> (low, high), inclusive, None for no bound; only declared ones
     bounds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    integers: frozenset[str] = frozenset()      # parameters that take whole numbers only
 
     @property
     def builtin(self) -> bool:
@@ -48,7 +54,10 @@ class PolicyDef:
 
     def allowed(self, key: str) -> str:
         """The allowed values of parameter `key`, as text ("any number" if unbounded)."""
-        return _range_text(*self.bounds.get(key, (None, None)))
+        text = _range_text(*self.bounds.get(key, (None, None)))
+        if key in self.integers:
+            return "any integer" if text == "any number" else f"integer {text}"
+        return text
 
     def in_range(self, key: str, value: float) -> bool:
         low, high = self.bounds.get(key, (None, None))
@@ -116,24 +125,44 @@ def _split_params(name: str, params: dict[str, ParamDecl]):
 
 
 def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = None,
-                    doc: str | None = None, policy_id: int | None = None):
+                    doc: str | None = None, policy_id: int | None = None, integers: tuple[str, ...] = ()):
     """Decorator registering an @njit policy for `game` under `name`.
 
     `params` maps each parameter name to (default, help), (default, help, low) or
-    (default, help, low, high) (inclusive bounds, None for no bound). Leave `policy_id` unset: it is reserved for
+    (default, help, low, high) (inclusive bounds, None for no bound); `integers` names the
+    parameters that take whole numbers only. Leave `policy_id` unset: it is reserved for
     built-ins compiled into the game's dispatcher.
     """
     params, bounds = _split_params(name, dict(params or {}))
     if len(params) > MAX_PARAMS:
         raise SheepsimError(f"a policy takes at most {MAX_PARAMS} parameters")
+    unknown = sorted(set(integers) - set(params))
+    if unknown:
+        raise SheepsimError(f"policy {name}: integers names {unknown[0]!r}, which is not one of its parameters")
+    for key in integers:
+        if not float(params[key][0]).is_integer():
+            raise SheepsimError(f"policy {name} parameter {key}: an integer parameter needs a whole default")
+    if policy_id is None:           # a user policy: the built-ins are registered by now
+        _check_user_name(game, name)
 
     def decorate(fn):
         user_ids = [p.id for p in _REGISTRY.values() if p.game == game and not p.builtin]
         pid = policy_id if policy_id is not None else max(user_ids, default=USER_ID_BASE - 1) + 1
         text = doc if doc is not None else " ".join((getattr(fn, "__doc__", None) or "").split())
-        _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds)
+        _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds, frozenset(integers))
         return fn
     return decorate
+
+
+def _check_user_name(game: str, name: str) -> None:
+    from .games import all_games
+    games = all_games()             # importing the games registers every built-in policy
+    if game not in games:
+        raise SheepsimError(f"register_policy: unknown game {game!r}; valid games: {', '.join(games)}")
+    taken = _REGISTRY.get((game, name))
+    if taken is not None and taken.builtin:
+        raise SheepsimError(f"register_policy: {game} already has a built-in policy {name!r}; give yours another "
+                            f"name (built-ins: {', '.join(p.name for p in policies_for(game) if p.builtin)})")
 
 
 def policies_for(game: str) -> list[PolicyDef]:
@@ -169,6 +198,9 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
             raise SheepsimError(f"policy parameter {key}={text!r} is not a number")
         if not policy.in_range(key, values[key]):
             raise SheepsimError(f"policy {policy.name} parameter {key}={text.strip()} is out of range; "
+                                f"allowed: {policy.allowed(key)}")
+        if key in policy.integers and not values[key].is_integer():
+            raise SheepsimError(f"policy {policy.name} parameter {key}={text.strip()} must be a whole number; "
                                 f"allowed: {policy.allowed(key)}")
     return PolicySpec(policy, tuple(values.values()))
 

@@ -71,8 +71,9 @@ def test_policies_lists_the_builtins_with_parameters():
     out = result.output
     for name in ("random", "threshold", "risk"):
         assert re.search(rf"^{name}$", out, re.M), name
-    for param, default in (("threshold:k", "3"), ("risk:p", "0.25"), ("risk:w", "0")):
-        assert re.search(rf"^    {param}=<number>  \(default {re.escape(default)}[;)]", out, re.M), param
+    for param, kind, default in (("threshold:k", "integer", "3"), ("risk:p", "number", "0.25"),
+                                 ("risk:w", "number", "0")):
+        assert re.search(rf"^    {param}=<{kind}>  \(default {re.escape(default)}[;)]", out, re.M), param
     assert "uniform over the legal decisions" in out and "(user)" not in out
 
 
@@ -82,7 +83,7 @@ def test_simulate_mixed_policies_writes_parquet_equal_to_the_kernel(tmp_path):
                  "--policy", "risk:p=0.3", "--policy", "random", "--seed", "7", "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     text = result.output
-    assert "Bye-Bye Black Sheep: 500 games, 3 players" in text and "Win rate by seat" in text
+    assert "Bye-Bye Black Sheep, 3 players: 500 games" in text and "Win rate by seat" in text
     for label in ("threshold:k=4", "risk:p=0.3", "random"):
         assert label in text
     manifest = json.loads((out / "manifest.json").read_text())

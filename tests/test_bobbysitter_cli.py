@@ -34,7 +34,7 @@ def test_simulate_trace_and_handicap_follow_the_player():
     sim = run("simulate", "bobbysitter", "-p", "4", "--games", "2000", "--policy", "child", "--policy", "adult",
               "--policy", "adult", "--policy", "adult", "-o", "start_tokens=3,2,2,2", "-q")
     assert sim.exit_code == 0, sim.output
-    assert "Bobby Sitter: 2,000 games, 4 players" in sim.output and "child" in sim.output
+    assert "Bobby Sitter, 4 players: 2,000 games" in sim.output and "child" in sim.output
     events = json.loads(run("trace", "bobbysitter", "-p", "4", "--policy", "child", "--policy", "adult",
                             "--policy", "adult", "--policy", "adult", "-o", "start_tokens=3,2,2,2", "--seed", "1",
                             "--game", "3", "--json").output)
@@ -264,7 +264,7 @@ def test_bad_input(args, needle):
     ("cards = []\n", "no cards"),
     ("cards = [{sheep = 1, colour = 'red'}]\n", "unknown card field 'colour'"),
     ("cards = [{wolf = true, hidden_wolf = true}]\n", "visible and a hidden wolf"),
-    ("cards = [{sheep = -1}]\n", "sheep must be an integer 0..9"),
+    ("cards = [{sheep = -1}]\n", "sheep must be an integer 0..3"),
     ("cards = [{sheep = 1, count = 0}]\n", "count must be an integer"),
     ("cards = [3]\n", "a card is a table"),
     ("cards = [{sheep = 1\n", "not valid TOML"),

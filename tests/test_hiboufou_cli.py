@@ -25,7 +25,7 @@ def test_rules_and_policies_listed():
 def test_simulate_and_trace_agree():
     sim = run("simulate", "hiboufou", "-p", "3", "--games", "300", "--policy", "greedy", "--seed", "4", "-q")
     assert sim.exit_code == 0, sim.output
-    assert "Hiboufou: 300 games, 3 players" in sim.output
+    assert "Hiboufou, 3 players: 300 games" in sim.output
     events = json.loads(run("trace", "hiboufou", "-p", "3", "--policy", "greedy", "--seed", "4", "--game", "2",
                             "--json").output)
     assert events[0]["event"] == "deal" and events[-1]["event"] == "end"
@@ -189,7 +189,7 @@ def test_deck_file_is_dealt_recorded_and_read_the_same_from_toml_and_json(tmp_pa
                      "--policy", "random", "--policy", "defensive", "--policy", "random", "--seed", "3",
                      "--out", str(out), "-q")
         assert result.exit_code == 0, result.output
-        assert "Hiboufou: 200 games, 4 players" in result.output
+        assert "Hiboufou, 4 players: 200 games" in result.output
         outs.append(out)
     manifests = [json.loads((out / "manifest.json").read_text()) for out in outs]
     # provenance: the deck, canonical (colour order, lower case), whatever the file looked like

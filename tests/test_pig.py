@@ -150,7 +150,7 @@ def exact_first_player_win(goal: int, t_first: float, t_second: float) -> float:
 # Differential: kernel vs reference, decision by decision
 # ---------------------------------------------------------------------------
 
-DIFF_SPECS = [("random", "random"), ("hold", "random"), ("hold:t=25", "hold"), ("hold:t=7.5", "hold:t=1"),
+DIFF_SPECS = [("random", "random"), ("hold", "random"), ("hold:t=25", "hold"), ("hold:t=7", "hold:t=1"),
               ("hold:t=1000", "random")]
 DIFF_RULES = [{}, {"goal": 10}, {"goal": 37, "turn_cap": 12}, {"turn_cap": 1}]
 
@@ -459,7 +459,7 @@ def test_hold_parameter_is_range_checked():
     assert parse_spec("pig", "hold:t=1").label == "hold:t=1" and parse_spec("pig", "hold:t=1000").values == (1000.0,)
     assert parse_spec("pig", "hold").label == "hold" and parse_spec("pig", "hold:t=20").label == "hold"
     for bad in ("-1", "0", "0.5", "1000.5", "nan", "inf"):
-        with pytest.raises(SheepsimError, match=r"hold parameter t=.* is out of range; allowed: 1\.\.1000"):
+        with pytest.raises(SheepsimError, match=r"hold parameter t=.* is out of range; allowed: integer 1\.\.1000"):
             parse_spec("pig", f"hold:t={bad}")
     assert describe(get_policy("pig", "hold"))["params"]["t"] == {
         "default": 20.0, "help": "turn total at which to hold", "low": 1.0, "high": 1000.0}
@@ -521,14 +521,14 @@ def test_user_policy_runs_through_the_runner_and_trace(monkeypatch):
 def test_cli_simulate_rules_policies_games():
     result = run_cli("simulate", "pig", "--games", "1000", "--policy", "hold:t=25", "--policy", "hold", "-q")
     assert result.exit_code == 0, result.output
-    assert "Pig: 1,000 games" in result.output and "hold:t=25" in result.output
+    assert "Pig, 2 players: 1,000 games" in result.output and "hold:t=25" in result.output
     assert "Win rate by policy" in result.output and "Game length (turns)" in result.output
     assert "pig" in run_cli("games").output
     rules = run_cli("rules", "pig")
     assert rules.exit_code == 0 and "goal  (default: 100)" in rules.output and "integer 10..1000" in rules.output
     assert "turn_cap" in rules.output
     policies = run_cli("policies", "pig").output
-    assert "random" in policies and "hold:t=<number>  (default 20; allowed 1..1000)" in policies
+    assert "random" in policies and "hold:t=<integer>  (default 20; allowed integer 1..1000)" in policies
 
 
 def test_cli_simulate_writes_rolls_and_generic_columns(tmp_path):

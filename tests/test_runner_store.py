@@ -96,7 +96,7 @@ def test_simulate_aggregate_prints_the_summary(tmp_path):
     result = run("simulate", "battlesheep", "--games", "3000", "--chunk-size", "1000", "--policy", "greedy",
                  "--policy", "random", "--aggregate", "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
-    for text in ("Win rate by seat", "Win rate by policy", "greedy", "draws / shared results",
+    for text in ("Win rate by seat", "Win rate by policy", "greedy", "no sole winner",
                  "Game length (sheep moves): mean", "decided by the tie-break", "peak memory (RSS)",
                  "3 aggregate chunk(s)"):
         assert text in result.output
@@ -129,7 +129,7 @@ def test_interrupted_run_resumes_without_redoing_chunks(tmp_path, mode):
     assert manifest["status"] == "running" and sorted(manifest["chunks"], key=int) == ["0", "1", "2", "3"]
     before = _mtimes(out)
     resumed = simulate(game, rules, specs, 3000, 5, out=out, **kw)
-    assert resumed.extra == {"resumed": 4, "redone": {}}
+    assert resumed.extra == {"resumed": 4, "redone": {}, "computed": 4, "computed_games": 1400}
     after = _mtimes(out)
     assert all(after[name] == stamp for name, stamp in before.items())
     assert len(after) == 8

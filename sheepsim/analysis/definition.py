@@ -8,6 +8,7 @@ REPORTS/<name>/.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,44 @@ def load(path: Path) -> dict[str, Any]:
         raise SheepsimError(f"unknown analysis kind {spec['kind']!r}; valid kinds: {', '.join(KINDS)}")
     spec.setdefault("name", Path(path).stem)
     spec.setdefault("seed", 0)
+    for key, (fits, what) in SHAPES.items():
+        if key in spec and not fits(spec[key]):
+            raise SheepsimError(f"analysis file {path}: `{key}` must be {what}, not {spec[key]!r}")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", spec["name"]) or ".." in spec["name"]:
+        raise SheepsimError(f"analysis file {path}: `name` {spec['name']!r} must be a plain file name (letters, "
+                            f"digits, - _ .): the report is written as REPORTS/<name>.md, inside --reports")
     return spec
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _list_of(fits):
+    return lambda value: isinstance(value, list) and all(fits(v) for v in value)
+
+
+# the shapes of keys several kinds share, checked before a kind reads them (a string
+# where a list belongs would otherwise be read letter by letter)
+SHAPES = {
+    "name": (lambda v: isinstance(v, str), "a string"),
+    "title": (lambda v: isinstance(v, str), "a string"),
+    "description": (lambda v: isinstance(v, str), "a string"),
+    "seed": (lambda v: _whole(v) and v >= 0, "a whole number >= 0"),
+    "games": (lambda v: _whole(v) and v > 0, "a positive whole number of games"),
+    "confirm_games": (lambda v: _whole(v) and v > 0, "a positive whole number of games"),
+    "players": (lambda v: _whole(v) or (_list_of(_whole)(v) and v != []),
+                "a player count or a list of them, e.g. [2, 3, 4]"),
+    "values": (lambda v: _list_of(_number)(v) and v != [], "a list of numbers, e.g. [10, 20]"),
+    "field_values": (lambda v: _list_of(_number)(v) and v != [], "a list of numbers, e.g. [10, 20]"),
+    "policies": (lambda v: _list_of(lambda x: isinstance(x, str))(v) and v != [],
+                 'a list of policy SPECs, e.g. ["random", "greedy"]'),
+    "options": (lambda v: isinstance(v, dict), 'a table of rule options, e.g. {wolf = "on"}'),
+}
 
 
 def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None = None,

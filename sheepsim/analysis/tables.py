@@ -155,10 +155,14 @@ def _summary_row(values: np.ndarray, with_ci: Mapping[str, float]) -> dict[str, 
 def length_table(df: pd.DataFrame) -> pd.DataFrame:
     """Game length in turns: mean, median, IQR, p90, p99 and the share hitting the cap.
 
-    One row. The median, p90 and p99 carry bootstrap intervals (seed 0), the capped
-    share a Wilson interval: a cap reached often means the length tail is censored.
+    One row. The mean carries a normal 95% interval, the median, p90 and p99 bootstrap
+    intervals (seed 0), the capped share a Wilson interval: a cap reached often means
+    the length tail is censored.
     """
-    row = _summary_row(df["turns"].to_numpy(), {"median": 0.5, "p90": 0.9, "p99": 0.99})
+    turns = df["turns"].to_numpy()
+    row = _summary_row(turns, {"median": 0.5, "p90": 0.9, "p99": 0.99})
+    half = 1.959964 * turns.std(ddof=1) / np.sqrt(len(turns)) if len(turns) > 1 else float("nan")
+    row["mean_lo"], row["mean_hi"] = row["mean"] - half, row["mean"] + half
     row["iqr"] = row["q75"] - row["q25"]
     row["capped"] = int(df["capped"].sum())
     return _with_rate(pd.DataFrame([row]), "capped", "capped", "games")

@@ -59,3 +59,8 @@ class GameSpec:
     # how to write a policy for this game (signature, return value, what it may read),
     # printed by `sheepsim policies GAME`
     policy_help: str | None = None
+    # the game's play module (its cached kernels: play_blocks, replay, user_kernels), and
+    # how long compiling its chunk kernel takes on a first run (seconds, measured on one
+    # core of the 2-core reference machine), for the note printed before it
+    play: Any = None
+    compile_seconds: int = 60

@@ -27,6 +27,10 @@ _kernels: dict[tuple, Any] = {}
 # The one user-policy signature of every turn-based game (driver.py); Bobby Sitter's
 # player models keep theirs (play.USER_ARGS)
 USER_ARGS = ("s", "rules", "aux", "seat", "params", "rng", "buf")
+# a user-policy kernel's compile, the game's hooks already in the disk cache (measured on
+# 2 cores: 10 s for Battle Sheep, 15 to 20 s for Bye-Bye Black Sheep; cold_start_note
+# says so before it starts)
+USER_COMPILE_SECONDS = 15
 
 
 def _dispatcher(source: str, namespace: dict) -> Callable:
@@ -101,14 +105,47 @@ def user_kernels(play, specs: list[PolicySpec]):
 
     Closures are not found in numba's disk cache, so these compile once per process
     (the documented slower start of user policies); games run at full speed."""
-    # keyed by the functions themselves, not only their ids: an id is reused once a
-    # policy is unregistered (a plugin reloaded, a test's registry restored)
-    key = (play.__name__, tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
-                                       key=lambda pair: pair[0])))
+    key = _user_key(play, specs)
     if key not in _kernels:
         make = getattr(play, "user_kernels", None) or (lambda choose: driver.user_kernels(play, choose))
         _kernels[key] = make(chooser(play, specs))
     return _kernels[key]
+
+
+def _user_key(play, specs: list[PolicySpec]) -> tuple:
+    # keyed by the functions themselves, not only their ids: an id is reused once a
+    # policy is unregistered (a plugin reloaded, a test's registry restored)
+    return (play.__name__, tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
+                                        key=lambda pair: pair[0])))
+
+
+def _on_disk(kernel) -> bool:
+    """Whether numba's disk cache holds a compiled `kernel` (its index lists one)."""
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:       # numba's private cache API moved: better no note than a false one
+        return True
+
+
+def cold_start_note(game, specs: list[PolicySpec]) -> str | None:
+    """The line to show before a run whose kernel must first be compiled (minutes on a
+    first run: the user waits with nothing else on screen), or None when the kernel is
+    compiled already, in this process or in numba's disk cache."""
+    play = game.play
+    if user_policies(specs):
+        for p in specs:             # a wrong argument count fails now, alone, not after the note
+            if not p.policy.builtin:
+                _check_user_policy(p.policy, getattr(play, "USER_ARGS", USER_ARGS))
+        kernels = _kernels.get(_user_key(play, specs))
+        if kernels is not None and kernels[0].signatures:
+            return None
+        names = ", ".join(sorted({p.policy.name for p in specs if not p.policy.builtin}))
+        return (f"compiling the kernels for {game.title} with user policy {names} (once per process, about "
+                f"{USER_COMPILE_SECONDS} s; the first time also the game's own hooks, about "
+                f"{game.compile_seconds} s)")
+    if play.play_blocks.signatures or _on_disk(play.play_blocks):
+        return None
+    return f"compiling the kernels for {game.title}, first run only, about {game.compile_seconds} s"
 
 
 def raise_fault(play, fault: np.ndarray, specs: list[PolicySpec], players: int, rotate: bool) -> None:

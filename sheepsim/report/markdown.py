@@ -72,10 +72,12 @@ def table_to_markdown(
     floatfmt: str = ".4g",
     percent: Iterable[str] | None = None,
     percent_digits: int = 1,
+    headers: Mapping[str, str] | None = None,
 ) -> str:
     """A GitHub-flavoured Markdown table; X, X_lo, X_hi collapse into 'X [lo, hi]'.
 
-    percent names the proportion columns (default: those ending in _rate).
+    percent names the proportion columns (default: those ending in _rate); headers
+    renames columns for display ({column: header}).
     """
     columns = [str(c) for c in df.columns]
     if percent is None:
@@ -99,7 +101,8 @@ def table_to_markdown(
         if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
     }
     aligns = ["---:" if c in numeric else "---" for c in shown]
-    lines = ["| " + " | ".join(shown) + " |", "|" + "|".join(aligns) + "|"]
+    names = [(headers or {}).get(c, c) for c in shown]
+    lines = ["| " + " | ".join(names) + " |", "|" + "|".join(aligns) + "|"]
     for row in frame.to_dict("records"):
         lines.append("| " + " | ".join(render(row, c) for c in shown) + " |")
     return "\n".join(lines) + "\n"

@@ -4,6 +4,9 @@ An `Aggregate` holds integer counts only, so merging is exact and order-free (in
 addition), and its size depends on the value ranges seen, not on the number of games:
 
     games, decided            all games; games with a sole winner (winner >= 0)
+    shared_games              games whose win two or more seats share (no sole winner,
+                              cowinners set); the other undecided games are draws. None
+                              in counts stored before it was kept
     seat_wins[s]              sole wins of seat s
     seat_shared[s]            draws / shared results seat s took part in (cowinners bit s)
     policy[label]             {games, decided, wins, shared}, counting seat appearances
@@ -41,6 +44,7 @@ class Aggregate:
     players: int
     games: int = 0
     decided: int = 0
+    shared_games: int | None = 0
     seat_wins: list[int] = field(default_factory=list)
     seat_shared: list[int] = field(default_factory=list)
     policy: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -64,6 +68,8 @@ class Aggregate:
             raise ValueError(f"cannot merge {other.players}-player counts into {self.players}-player counts")
         self.games += other.games
         self.decided += other.decided
+        self.shared_games = (None if self.shared_games is None or other.shared_games is None
+                             else self.shared_games + other.shared_games)
         self.seat_wins = [a + b for a, b in zip(self.seat_wins, other.seat_wins)]
         self.seat_shared = [a + b for a, b in zip(self.seat_shared, other.seat_shared)]
         for label, counts in other.policy.items():
@@ -83,6 +89,7 @@ class Aggregate:
         def hist(c: Counter) -> dict[str, int]:
             return {str(k): int(c[k]) for k in sorted(c)}
         return {"players": self.players, "games": self.games, "decided": self.decided,
+                "shared_games": self.shared_games,
                 "seat_wins": self.seat_wins, "seat_shared": self.seat_shared,
                 "policy": {k: self.policy[k] for k in sorted(self.policy)},
                 "turns": hist(self.turns), "scores": [hist(c) for c in self.scores],
@@ -93,7 +100,8 @@ class Aggregate:
     def from_dict(cls, d: dict[str, Any]) -> "Aggregate":
         def hist(h: dict[str, int]) -> Counter:
             return Counter({int(k): int(v) for k, v in h.items()})
-        return cls(players=d["players"], games=d["games"], decided=d["decided"], seat_wins=d["seat_wins"],
+        return cls(players=d["players"], games=d["games"], decided=d["decided"],
+                   shared_games=d.get("shared_games"), seat_wins=d["seat_wins"],
                    seat_shared=d["seat_shared"], policy={k: dict(v) for k, v in d["policy"].items()},
                    turns=hist(d["turns"]), scores=[hist(h) for h in d["scores"]], sums=Counter(d["sums"]),
                    sumsq=Counter(d["sumsq"]), decided_true=Counter(d["decided_true"]))
@@ -127,7 +135,8 @@ def aggregate_frame(df: pd.DataFrame, players: int) -> Aggregate:
     winner = df["winner"].to_numpy().astype(np.int64)
     cowinners = df["cowinners"].to_numpy().astype(np.int64)
     decided = winner >= 0
-    agg = Aggregate(players, games=len(df), decided=int(decided.sum()))
+    agg = Aggregate(players, games=len(df), decided=int(decided.sum()),
+                    shared_games=int(((~decided) & (cowinners != 0)).sum()))
     agg.seat_wins = np.bincount(winner[decided], minlength=players)[:players].astype(int).tolist()
     shared = [(~decided) & ((cowinners >> s) & 1).astype(bool) for s in range(players)]
     agg.seat_shared = [int(x.sum()) for x in shared]

@@ -188,6 +188,10 @@ class RunFolder:
         self.save_manifest()
 
     def close(self) -> None:
+        if self.manifest.get("status") == "complete":
+            # a finished run needs no lock file; removed while still held, so no writer
+            # can be between its open and its lock
+            (self.out / LOCK).unlink(missing_ok=True)
         os.close(self._lock)
 
 
@@ -224,7 +228,7 @@ def decode(data: bytes, mode: str) -> Payload:
     return pd.read_parquet(io.BytesIO(data))
 
 
-def _read_manifest(out: Path) -> dict[str, Any]:
+def read_manifest(out: Path) -> dict[str, Any]:
     try:
         manifest = json.loads((out / MANIFEST).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -255,7 +259,7 @@ def _chunks(out: Path, manifest: dict[str, Any]):
 def read_results(out: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     """All finished chunks of a rows-mode run folder, in game order, and its manifest."""
     out = Path(out)
-    manifest = _read_manifest(out)
+    manifest = read_manifest(out)
     if manifest["mode"] == "aggregate":
         raise SheepsimError(f"{out} holds an aggregate-only run (no per-game rows); use read_aggregate")
     frames = list(_chunks(out, manifest))
@@ -266,7 +270,7 @@ def read_results(out: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
 def read_aggregate(out: str | Path) -> tuple[Aggregate, dict[str, Any]]:
     """The merged counts of an aggregate-mode run folder (finished chunks), and its manifest."""
     out = Path(out)
-    manifest = _read_manifest(out)
+    manifest = read_manifest(out)
     if manifest["mode"] != "aggregate":
         raise SheepsimError(f"{out} holds per-game rows; use read_results")
     total = Aggregate(manifest["rules"]["num_players"])

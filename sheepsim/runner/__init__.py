@@ -27,7 +27,7 @@ from ..errors import SheepsimError
 from ..games.base import GameSpec
 from ..options import Rules
 from ..policies import PolicySpec
-from ..results.store import RunFolder, inspect_folder
+from ..results.store import RunFolder, inspect_folder, read_aggregate, read_manifest, read_results
 from ..results.aggregate import Aggregate, aggregate_frame
 from .backends import open_backend
 from .chunk import ChunkJob, policy_sources
@@ -85,19 +85,47 @@ def make_manifest(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: 
     }
 
 
+def read_run(out: Path) -> Run:
+    """A finished run folder (simulate --out) as the Run simulate returned, read back
+    without playing a game (its time is the one recorded). An unfinished folder is an
+    error that says how to finish it."""
+    manifest = read_manifest(out)
+    if manifest.get("status") != "complete":
+        chunks = len(manifest.get("chunks", {}))
+        raise SheepsimError(f"{out} holds an unfinished run ({chunks} chunk(s) saved); run its simulate command "
+                            f"again to finish it, then summarize")
+    if manifest["mode"] == "aggregate":
+        agg, manifest = read_aggregate(out)
+        results, aggregate = pd.DataFrame(), agg
+    else:
+        results, manifest = read_results(out)
+        aggregate = None
+    played = manifest.get("played", manifest["games"])
+    extra = {"resumed": 0, "redone": {}, "computed": len(manifest.get("chunks", {})), "computed_games": played}
+    return Run(results, manifest, float(manifest.get("seconds") or 0.0), extra, aggregate)
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, seed: int = 0,
              threads: int | None = None, rotate: bool = True, position: dict | None = None,
              out: Path | None = None, chunk_size: int | None = None, progress: bool = False, *,
              aggregate: bool = False, ci_halfwidth: float | None = None, backend: str = "local",
              scheduler: str | None = None, workers: int | None = None,
-             on_chunk: Callable[[int], None] | None = None) -> Run:
+             on_chunk: Callable[[int], None] | None = None, start_file: str | None = None,
+             notify: Callable[[str], None] | None = _to_stderr) -> Run:
     """Play `games` games (fewer if `ci_halfwidth` stops the run first) and return their
     results; with `out`, write them chunk by chunk and resume what is there.
 
     `aggregate` keeps per-chunk counts instead of per-game rows. `backend` is "local"
     (numba `threads`) or "dask" (`scheduler` address, or a LocalCluster of `workers`
     processes with `threads` numba threads each). `on_chunk(index)` is called after each
-    chunk is merged. Bad input raises SheepsimError before anything is written."""
+    chunk is merged. `start_file` names the position or deck file the start was read
+    from (recorded, and named by the summary). `notify(line)` hears of a cold compile
+    before it starts (minutes on a first run; default: a line on stderr, None: silent).
+    Bad input raises SheepsimError before anything is written."""
     if games < 1:
         raise SheepsimError(f"--games must be a positive number of games, not {games}")
     if ci_halfwidth is not None and not 0 < ci_halfwidth < 0.5:
@@ -105,6 +133,7 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
                             f"not {ci_halfwidth}")
     mode = "aggregate" if aggregate else "rows"
     manifest = make_manifest(game, rules, specs, games, seed, chunk_size, rotate, position, mode, ci_halfwidth)
+    manifest["start_file"] = start_file
     old = None
     if out is not None:
         old, stored = inspect_folder(out, manifest, chunk_size)
@@ -120,7 +149,7 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
         manifest.update(runner.info())
         folder = RunFolder(out, manifest, old) if out is not None else None
         try:
-            return _drive(job, (game, specs), runner, folder, manifest, progress, ci_halfwidth, on_chunk)
+            return _drive(job, (game, specs), runner, folder, manifest, progress, ci_halfwidth, on_chunk, notify)
         finally:
             if folder is not None:
                 folder.close()
@@ -128,10 +157,20 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
         runner.close()
 
 
+def _kept(folder: RunFolder | None, chunks: int) -> str:
+    """What an interrupted run leaves behind, in words."""
+    if folder is None:
+        return "nothing was kept (without --out, results live only in memory)"
+    kept = len(folder.manifest["chunks"])
+    return (f"{kept} of {chunks} chunk(s) are saved in {folder.out}; run the same command again to resume "
+            f"from there")
+
+
 def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, manifest: dict[str, Any],
-           progress: bool, ci_halfwidth: float | None, on_chunk) -> Run:
+           progress: bool, ci_halfwidth: float | None, on_chunk, notify=None) -> Run:
     """Merge chunks in index order (loaded from the folder, or from the backend) until
-    the last chunk or the sequential stop."""
+    the last chunk or the sequential stop. The kernels are compiled first, so that the
+    run's time (and games/s) does not count the compile."""
     players = job.rules.num_players
     loaded: dict[int, Any] = {}
     redone: dict[int, str] = {}
@@ -143,6 +182,10 @@ def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, man
             elif why != "not finished":
                 redone[index] = why
     resumed = len(loaded)
+    if len(loaded) < job.chunks:
+        warmed = runner.warm(job, prepared, notify)
+        manifest["compile_seconds"] = None if warmed is None else round(warmed, 3)
+    computed = computed_games = 0
     start = time.perf_counter()
     counts = Aggregate(players) if job.aggregate or ci_halfwidth is not None else None
     frames: list[pd.DataFrame] = []
@@ -158,6 +201,8 @@ def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, man
                     payload = arrived.pop(index)
                     break
                 got, part = next(stream)
+                computed += 1
+                computed_games += job.bounds(got)[1]
                 if folder is not None:
                     folder.save(got, part)
                 arrived[got] = part
@@ -173,6 +218,8 @@ def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, man
             if ci_halfwidth is not None and narrow_enough(counts, ci_halfwidth):
                 last = index
                 break
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(_kept(folder, job.chunks)) from None
     finally:
         stream.close()
         bar.close()
@@ -189,5 +236,5 @@ def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, man
         folder.drop_beyond(last)          # computed past the stop (parallel backends) or left by one
         folder.finish(counts if job.aggregate else None)
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return Run(results, manifest, seconds, {"resumed": resumed, "redone": redone},
-               counts if job.aggregate else None)
+    extra = {"resumed": resumed, "redone": redone, "computed": computed, "computed_games": computed_games}
+    return Run(results, manifest, seconds, extra, counts if job.aggregate else None)

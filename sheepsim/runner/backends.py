@@ -7,7 +7,8 @@ touches the output folder (bad input fails with nothing written).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import SheepsimError
@@ -28,6 +29,19 @@ class LocalBackend:
 
     def info(self) -> dict[str, Any]:
         return {"backend": "local", "threads": self.threads}
+
+    def warm(self, job: ChunkJob, prepared: tuple, notify: Callable[[str], None] | None) -> float:
+        """Compile the run's kernel before the timed run, by playing its game 0 once
+        (the result is discarded), after saying so through `notify` when the compile
+        is a real one; returns the seconds it took."""
+        from ..games.wrappers import cold_start_note
+        game, specs = prepared
+        note = cold_start_note(game, specs)
+        if note and notify is not None:
+            notify(note)
+        start = time.perf_counter()
+        game.play_chunk(job.rules_arr, job.init, specs, job.rotate, job.seed, 0, 1)
+        return time.perf_counter() - start
 
     def run(self, job: ChunkJob, indices: list[int], prepared: tuple) -> Iterator[tuple[int, Payload]]:
         for index in indices:

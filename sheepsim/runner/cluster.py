@@ -112,6 +112,10 @@ class DaskBackend:
     def _window(self) -> int:
         return max(2, 2 * sum(self.client.nthreads().values()))
 
+    def warm(self, job: ChunkJob, prepared: tuple, notify) -> None:
+        """Each worker compiles its own kernels, inside the timed run (nothing to do here)."""
+        return None
+
     def run(self, job: ChunkJob, indices: list[int], prepared: tuple | None = None
             ) -> Iterator[tuple[int, Payload]]:
         """(index, payload) of every chunk in `indices` (ascending), as tasks finish."""

@@ -87,4 +87,5 @@ GAME = GameSpec(
     reference_bench=reference_bench,
     bench_workload="uniform random policy, complete games (building, placement, moves)",
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
+    play=P, compile_seconds=45,
 )

@@ -22,7 +22,7 @@ register_policy("blacksheep", "random", policy_id=POL.RANDOM,
                     "stop; every Eagle request or skip; every Mole/Magpie take or none; every placement or "
                     "done)")(POL.random_policy)
 register_policy("blacksheep", "threshold", policy_id=POL.THRESHOLD,
-                params={"k": (3.0, "stop once k cards lie on the table", 0.0, 40.0)},
+                params={"k": (3.0, "stop once k cards lie on the table", 0.0, 40.0)}, integers=("k",),
                 doc="draws from the opponent with the largest hand until k cards lie on the table, then "
                     "stops; effects and placement as described in `play_special` (Eagle: ask for the most "
                     "wanted species an opponent is known to hold; Mole: take the most wanted card; Magpie: "
@@ -111,4 +111,5 @@ GAME = GameSpec(
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=3, bench_policy="threshold:k=6",
     bench_workload="complete games (reference: same stop rule and placement, Eagle/Mole/Magpie declined)",
+    play=P, compile_seconds=55,
 )

@@ -21,7 +21,7 @@ from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
-from .model import MAX_CARDS, PROFILE_PARAMS, PROFILES
+from .model import DEFAULT_COUNTS, MAX_CARDS, PROFILE_PARAMS, PROFILES
 from .trace import trace
 
 _PARAM_HELP = {
@@ -74,6 +74,12 @@ def read_deck(path) -> list[dict]:
 
 def initial_state(rules, start: dict | None = None) -> np.ndarray:
     """The deck as card codes (from the counts options, or start["deck"])."""
+    if start is not None:
+        # the count options would be silently ignored, and the manifest would show them
+        changed = [name for name, default in DEFAULT_COUNTS.items() if rules[name] != default]
+        if changed:
+            raise SheepsimError(f"an explicit deck replaces the generated one: drop the option(s) "
+                                f"{', '.join(changed)}")
     return R.deck_array(rules, None if start is None else start.get("deck"))
 
 
@@ -115,4 +121,5 @@ GAME = GameSpec(
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=4, bench_policy="adult", read_deck=read_deck, policy_help=POL.__doc__.split("\n\n", 1)[1],
     bench_workload="every seat the assumed adult profile, complete games (deck: the assumed default)",
+    play=P, compile_seconds=35,
 )

@@ -128,7 +128,7 @@ GRAB_NAMES = ("nothing", "SHEEP", "BOBBY")
 DEFAULT_COUNTS = {"wolf_cards": 10, "wolf_sheep_cards": 4, "sheep_cards": 24, "hidden_wolf_cards": 10,
                   "empty_cards": 8}
 MAX_CARDS = 1000
-MAX_SHEEP = 9
+MAX_SHEEP = 3          # sheep on one card: the rulebook's cards show 1 to 3 (0 on wolf and empty cards)
 
 # name: (median_ms, spread, p_false_empty, p_false_hidden, p_wrong_counter) -- ASSUMPTIONS (Part A)
 PROFILE_PARAMS = ("median_ms", "spread", "p_false_empty", "p_false_hidden", "p_wrong_counter")

@@ -32,7 +32,7 @@ _COUNT_HELP = {
 
 OPTIONS: tuple[Option, ...] = tuple(
     Option(name, default, f"{_COUNT_HELP[name]} in the generated deck (A-S0, ASSUMPTION: no card list was "
-                          "found; ignored with --deck)", low=0, high=MAX_CARDS)
+                          "found; an explicit --deck refuses it)", low=0, high=MAX_CARDS)
     for name, default in DEFAULT_COUNTS.items()
 ) + (
     Option("tokens", 25, "tokens in the box: the stock is what the players do not hold", low=1, high=10_000),

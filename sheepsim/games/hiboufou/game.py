@@ -106,4 +106,5 @@ GAME = GameSpec(
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=3, bench_workload="uniform random policy, complete games (deck: the assumed default)",
     read_deck=read_deck, policy_help=POLICY_HELP,
+    play=P, compile_seconds=75,
 )

@@ -25,7 +25,7 @@ register_policy("pig", "random", policy_id=POL.RANDOM,
                 doc="uniform over the legal actions: a fair coin between roll and hold when both are legal "
                     "(turn total > 0), else roll")(POL.random_policy)
 register_policy("pig", "hold", policy_id=POL.HOLD,
-                params={"t": (20.0, "turn total at which to hold", 1.0, 1000.0)},
+                params={"t": (20.0, "turn total at which to hold", 1.0, 1000.0)}, integers=("t",),
                 doc="hold at t (Neller & Presser): roll until the turn total reaches t or banking it would "
                     "reach the goal, then hold")(POL.hold)
 
@@ -59,4 +59,5 @@ GAME = GameSpec(
     name="pig", title="Pig", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
+    play=P, compile_seconds=15,
 )
