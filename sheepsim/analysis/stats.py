@@ -26,6 +26,13 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
+def mean_interval(mean: float, sd: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Normal-approximation interval of a mean, from the sample standard deviation
+    (ddof=1) and the count: mean -+ z * sd / sqrt(n)."""
+    half = _z(confidence) * sd / max(n, 1) ** 0.5
+    return mean - half, mean + half
+
+
 def wilson_interval(
     successes: ArrayLike, n: ArrayLike, confidence: float = 0.95
 ) -> tuple[Any, Any]:

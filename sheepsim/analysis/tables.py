@@ -22,6 +22,7 @@ import pandas as pd
 from sheepsim.analysis.stats import (
     bootstrap_quantile_ci,
     chi_square_uniform,
+    mean_interval,
     quantile_summary,
     wilson_interval,
 )
@@ -161,8 +162,8 @@ def length_table(df: pd.DataFrame) -> pd.DataFrame:
     """
     turns = df["turns"].to_numpy()
     row = _summary_row(turns, {"median": 0.5, "p90": 0.9, "p99": 0.99})
-    half = 1.959964 * turns.std(ddof=1) / np.sqrt(len(turns)) if len(turns) > 1 else float("nan")
-    row["mean_lo"], row["mean_hi"] = row["mean"] - half, row["mean"] + half
+    sd = turns.std(ddof=1) if len(turns) > 1 else float("nan")
+    row["mean_lo"], row["mean_hi"] = mean_interval(row["mean"], sd, len(turns))
     row["iqr"] = row["q75"] - row["q25"]
     row["capped"] = int(df["capped"].sum())
     return _with_rate(pd.DataFrame([row]), "capped", "capped", "games")

@@ -271,7 +271,9 @@ def play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user
     built-in dispatcher, `user` the user-policy dispatcher, `view` fast.pointer or
     fast.array. Call it from a module-level @njit(cache=True, nogil=True) kernel: the
     kernel releases the GIL, so the threads run at once. numba's parallel lowering
-    (prange) would share the blocks too, but it doubled the kernels' compile time."""
+    (prange) would share the blocks too, but it made the kernels' cold compile about
+    half again as long (Hiboufou 113 s against 76 s, Bye-Bye Black Sheep 89 s against
+    54 s, measured)."""
     for b in range(b_lo, min(b_hi, min(out.shape[0], BLOCKS))):
         lo, hi = block_games(out.shape[0], b)
         play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,

@@ -232,9 +232,10 @@ def policy_table(agg: Aggregate) -> pd.DataFrame:
 
 def length_summary(agg: Aggregate) -> dict[str, float]:
     """Exact mean (with a normal 95% interval), median, quartiles, p90 and p99 of `turns`."""
+    from ..analysis.stats import mean_interval
     mean, sd, n = hist_mean_sd(agg.turns)
-    half = 1.959964 * sd / max(n, 1) ** 0.5
-    out = {"mean": mean, "mean_lo": mean - half, "mean_hi": mean + half}
+    lo, hi = mean_interval(mean, sd, n)
+    out = {"mean": mean, "mean_lo": lo, "mean_hi": hi}
     for name, q in (("median", 0.5), ("q25", 0.25), ("q75", 0.75), ("p90", 0.9), ("p99", 0.99)):
         out[name] = hist_quantile(agg.turns, q)
     return out

@@ -182,7 +182,7 @@ def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, man
             elif why != "not finished":
                 redone[index] = why
     resumed = len(loaded)
-    if len(loaded) < job.chunks:
+    if resumed < job.chunks:
         warmed = runner.warm(job, prepared, notify)
         manifest["compile_seconds"] = None if warmed is None else round(warmed, 3)
     computed = computed_games = 0
