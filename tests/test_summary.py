@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -314,3 +315,10 @@ def test_summarize_writes_nothing_and_prints_nothing_when_a_file_cannot_be_writt
     _ok("simulate", "pig", "-n", "100", "--out", str(out), "-q")
     (tmp_path / "a-file").write_text("")
     assert_bad(run("summarize", str(out), "--json", str(tmp_path / "a-file" / "s.json")), "cannot write")
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent.parent / "analyses").glob("*.toml")),
+                         ids=lambda p: p.stem)
+def test_every_committed_analysis_file_passes_the_shape_checks(path):
+    from sheepsim.analysis.definition import load
+    assert load(path)["name"] == path.stem

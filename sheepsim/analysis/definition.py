@@ -89,7 +89,10 @@ SHAPES = {
     "title": (lambda v: isinstance(v, str), "a string"),
     "description": (lambda v: isinstance(v, str), "a string"),
     "seed": (lambda v: _whole(v) and v >= 0, "a whole number >= 0"),
-    "games": (lambda v: _whole(v) and v > 0, "a positive whole number of games"),
+    # seat_advantage also takes a table of counts by policy name (or `default`)
+    "games": (lambda v: (_whole(v) and v > 0) or (isinstance(v, dict) and v != {} and
+                                                   all(_whole(n) and n > 0 for n in v.values())),
+              "a positive whole number of games, or a table of them by policy, e.g. {random = 100000}"),
     "confirm_games": (lambda v: _whole(v) and v > 0, "a positive whole number of games"),
     "players": (lambda v: _whole(v) or (_list_of(_whole)(v) and v != []),
                 "a player count or a list of them, e.g. [2, 3, 4]"),
