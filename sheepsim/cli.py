@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -96,7 +98,8 @@ def game_options(fn):
     @click.option("--no-rotate", is_flag=True,
                   help="Keep policy slot i on seat i in every game (default: rotate slots over seats).")
     @click.option("--from-position", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                  help="Start every game from this position (Part A JSON), e.g. a designer's own board.")
+                  help="Start every game from this Battle Sheep position (JSON, as `sheepsim legal --help` "
+                       "and the README describe), e.g. a designer's own board.")
     @click.option("--deck", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
                   help="Deal every game from this deck file (card games), recorded in the results' manifest. "
                        "Hiboufou: TOML `cards = [[\"red\", \"orange\"], ...]` or a JSON list of cards, each a "
@@ -130,11 +133,32 @@ class _Group(click.Group):
             click.echo(f"interrupted{': ' + said if said else ''}", err=True)
             sys.exit(130)
         except click.ClickException as exc:
+            if isinstance(exc, click.NoSuchOption) and exc.option_name == "--plugin":
+                # a common slip: --plugin is an option of sheepsim itself, not of the command
+                given = list(sys.argv[1:] if args is None else args)
+                click.echo(f"error: --plugin goes before the command: {_plugin_first(given)}", err=True)
+                sys.exit(2)
             ctx = getattr(exc, "ctx", None)
             hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
             click.echo(f"error: {exc.format_message()}{hint}", err=True)
             sys.exit(exc.exit_code)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _plugin_first(args: list[str]) -> str:
+    """The command line with every --plugin FILE moved in front of the command."""
+    plugins, rest, i = [], [], 0
+    while i < len(args):
+        if args[i] == "--plugin" and i + 1 < len(args):
+            plugins += args[i:i + 2]
+            i += 2
+            continue
+        if args[i].startswith("--plugin="):
+            plugins += ["--plugin", args[i].split("=", 1)[1]]
+        else:
+            rest.append(args[i])
+        i += 1
+    return shlex.join(["sheepsim", *plugins, *rest])
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -153,11 +177,15 @@ def cli(plugins) -> None:
       sheepsim policies battlesheep                    built-in policies and parameters
       sheepsim simulate battlesheep -p 2 --games 100000 --policy greedy --policy random
       sheepsim trace battlesheep --seed 1 --game 0     read one game move by move
-      sheepsim legal position.json                     legal moves of a position, as JSON
+      sheepsim examples                                example position and decks, in examples/
+      sheepsim legal examples/position.json            legal moves of a position, as JSON
       sheepsim simulate blacksheep -p 3 --games 100000 --policy threshold:k=7 -o wolf=on
       sheepsim trace blacksheep -p 3 --policy risk:p=0.18 --seed 1 --game 0
       sheepsim simulate bobbysitter -p 3 --policy child --policy adult --policy adult -o start_tokens=3,2,2
-      sheepsim simulate hiboufou -p 3 --policy greedy --deck mydeck.toml
+      sheepsim simulate hiboufou -p 3 --policy greedy --deck examples/hiboufou-deck.toml
+      sheepsim simulate pig --policy hold:t=25 --policy hold:t=20 --out runs/t25
+      sheepsim simulate pig --policy hold:t=20 --out runs/t20
+      sheepsim compare runs/t25 runs/t20               paired difference of two runs, same seed
       sheepsim run analyses/battlesheep-seat-advantage.toml
       sheepsim run analyses/blacksheep-thresholds.toml --scale 0.1   a quick look
       sheepsim bench                                   every game's speed in one table
@@ -171,7 +199,12 @@ def cli(plugins) -> None:
 
 @cli.command()
 def games() -> None:
-    """List the games, their player counts and engine versions."""
+    """List the games, their player counts and engine versions.
+
+    \b
+    Example:
+      sheepsim games
+    """
     from .games import all_games
     for g in all_games().values():
         click.echo(f"{g.name:<14} {g.title:<24} {g.players[0]}-{g.players[1]} players   version {g.version}")
@@ -181,13 +214,22 @@ def games() -> None:
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
 def rules(game: str, as_json: bool) -> None:
-    """Every rule option of GAME with its default and allowed values."""
+    """Every rule option of GAME with its default and allowed values. Each option's help
+    says where its default comes from when the rulebook does not settle it.
+
+    \b
+    Example:
+      sheepsim rules blacksheep
+      sheepsim simulate blacksheep -p 3 -n 20000 -o wolf=on -o turn_cap=300
+    """
     g = _game(game)
     rows = [{"name": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help} for o in g.options]
     if as_json:
         click.echo(json.dumps({"game": g.name, "players": list(g.players), "options": rows}, indent=1))
         return
-    click.echo(f"{g.title} rule options (set with --option NAME=VALUE); players: {g.players[0]}-{g.players[1]}\n")
+    click.echo(f"{g.title} rule options (set with --option NAME=VALUE); players: {g.players[0]}-{g.players[1]}")
+    click.echo(textwrap.fill("Defaults follow the rulebook; where it is silent or unclear, the help says so and "
+                             "the default is sheepsim's reading. ASSUMED marks values no source gives.", 100) + "\n")
     for r in rows:
         click.echo(f"{r['name']}  (default: {r['default']})\n    allowed: {r['allowed']}\n    {r['help']}\n")
 
@@ -195,7 +237,13 @@ def rules(game: str, as_json: bool) -> None:
 @cli.command()
 @click.argument("game")
 def policies(game: str) -> None:
-    """The policies registered for GAME, with their parameters."""
+    """The policies registered for GAME, with their parameters, and how to write one.
+
+    \b
+    Example:
+      sheepsim policies blacksheep
+      sheepsim simulate blacksheep -p 2 -n 20000 --policy threshold:k=6 --policy risk:p=0.2
+    """
     from .policies import policies_for
     g = _game(game)
     if g.policy_help:
@@ -236,7 +284,13 @@ def policies(game: str) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(game, players, policies, options, seed, no_rotate, from_position, n_games, threads, out,
              chunk_size, aggregate, ci_halfwidth, backend, scheduler, workers, quiet) -> None:
-    """Play many games of GAME and print win rates per seat with 95% Wilson intervals."""
+    """Play many games of GAME and print win rates per seat with 95% Wilson intervals.
+
+    \b
+    Example:
+      sheepsim simulate battlesheep -p 2 -n 20000 --policy greedy --policy random --seed 1
+      sheepsim simulate pig -n 100000 --policy hold:t=20 --policy hold:t=25 --out runs/pig
+    """
     from .policies import seat_specs
     from .runner import simulate as run
     from .report.summary import summary_text
@@ -275,18 +329,68 @@ def summarize(folder: Path, csv_path: Path | None, json_path: Path | None) -> No
       sheepsim simulate pig -n 100000 --policy hold:t=20 --policy hold:t=25 --out runs/pig
       sheepsim summarize runs/pig --csv pig.csv
     """
-    from .fileio import write_atomic
     from .report.summary import summary_csv, summary_json, summary_text
     from .runner import read_run
     run = read_run(folder)
     g = _game(run.manifest["game"])
-    for path, text in ((json_path, summary_json), (csv_path, summary_csv)):
-        if path is not None:            # files first: a bad path fails before anything is printed
+    _write_tables(((json_path, summary_json), (csv_path, summary_csv)), g, run)
+    click.echo(summary_text(g, run))
+
+
+def _write_tables(files, game, data) -> None:
+    """--json/--csv of summarize and compare: files first, so a bad path fails before
+    anything is printed."""
+    from .fileio import write_atomic
+    for path, text in files:
+        if path is not None:
             try:
-                write_atomic(path, text(g, run))
+                write_atomic(path, text(game, data))
             except OSError as exc:
                 raise SheepsimError(f"cannot write {path}: {exc.strerror}; choose a writable file")
-    click.echo(summary_text(g, run))
+
+
+@cli.command()
+@click.argument("folder_a", metavar="DIR_A", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("folder_b", metavar="DIR_B", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Also write the seat and slot tables as CSV (a `table` column tells them apart).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Also write every number of the comparison as JSON.")
+def compare(folder_a: Path, folder_b: Path, csv_path: Path | None, json_path: Path | None) -> None:
+    """The paired difference A - B of two finished runs (simulate --out) made with the same
+    seed and player count, whose policies or rules differ: per seat (and per player slot)
+    the win rate, and the mean game length, game g of A against game g of B, with 95%
+    intervals. Pairing on the same seeds removes most of the luck from the difference.
+
+    \b
+    Example:
+      sheepsim simulate pig -n 20000 --policy hold:t=25 --policy hold:t=20 --out runs/t25
+      sheepsim simulate pig -n 20000 --policy hold:t=20 --out runs/t20
+      sheepsim compare runs/t25 runs/t20
+    """
+    from .report.compare import compare_runs, comparison_csv, comparison_json, comparison_text
+    c = compare_runs(folder_a, folder_b)
+    g = _game(c.manifests[0]["game"])
+    _write_tables(((json_path, comparison_json), (csv_path, comparison_csv)), g, c)
+    click.echo(comparison_text(g, c))
+
+
+@cli.command()
+@click.argument("folder", metavar="[DIR]", default="examples", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite example files already in DIR.")
+def examples(folder: Path, force: bool) -> None:
+    """Write the example files the README uses into DIR (default: examples): a Battle Sheep
+    position, a Hiboufou deck, a Bobby Sitter deck and an analysis file, each commented or
+    described in the README. Files already there are kept (nothing is written) unless --force.
+
+    \b
+    Example:
+      sheepsim examples && sheepsim legal examples/position.json
+    """
+    from .examples import write_examples
+    for example, path in write_examples(folder, force):
+        click.echo(f"wrote {path}  {example.what}")
+        click.echo(f"    try: {example.use.format(path=path)}")
 
 
 @cli.command()
@@ -296,7 +400,13 @@ def summarize(folder: Path, csv_path: Path | None, json_path: Path | None) -> No
               help="Index of the game within the run of --seed (as in simulate's `game` column).")
 @click.option("--json", "as_json", is_flag=True, help="Full state after every event, as JSON.")
 def trace(game, players, policies, options, seed, no_rotate, from_position, game_index, as_json) -> None:
-    """A readable log of one game: every decision and the board after it."""
+    """A readable log of one game: every decision and the board after it (the game of
+    index --game in the run of --seed, with the same options and policies as the run).
+
+    \b
+    Example:
+      sheepsim trace blacksheep -p 3 --policy threshold:k=7 --seed 1 --game 0
+    """
     from .policies import seat_specs
     g = _game(game)
     rules, position = _rules_and_start(g, players, options, from_position)
@@ -309,7 +419,19 @@ def trace(game, players, policies, options, seed, no_rotate, from_position, game
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--option", "-o", "options", multiple=True, type=RuleOption(), help="Rule option; repeatable.")
 def legal(file: Path, options) -> None:
-    """The legal moves of the Battle Sheep position in FILE, as JSON."""
+    """The legal moves of the Battle Sheep position in FILE, as JSON: {"from": [q, r], "to":
+    [q, r], "count": n}, {"place": [q, r]} or {"tile": [[q, r] x 4]}.
+
+    FILE holds one JSON object: game "battle-sheep", num_players, stack_size, phase (build,
+    place, move or over), to_move (the seat to act), cells (every pasture hex once, as
+    {"q", "r", "owner": seat or null, "height": sheep, 0 when empty}, in axial
+    coordinates, r growing downward) and optionally tiles (lists of 4 [q, r]). The README
+    describes it; `sheepsim examples` writes one.
+
+    \b
+    Example:
+      sheepsim examples && sheepsim legal examples/position.json
+    """
     g = _game("battlesheep")
     rules, position = _rules_and_start(g, None, options, file)
     click.echo(json.dumps(g.legal(position, rules)))
@@ -325,7 +447,38 @@ def legal(file: Path, options) -> None:
 @click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Worker threads.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, quiet) -> None:
-    """Run the analysis defined in ANALYSIS (a TOML file in analyses/) and write its report."""
+    """Run the analysis defined in ANALYSIS (a TOML file, e.g. one of analyses/) and write
+    its report, REPORTS/<name>.md, with its figures in REPORTS/<name>/.
+
+    \b
+    An analysis file names its kind and game, and may name the rest:
+      kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants or grid
+      game = "pig"              a name from `sheepsim games`
+      name, title, description  the report's file name (default: the file's), title, text
+      seed = 0                  the master seed (default 0)
+    and the keys of its kind (games, players, options and policies take the forms of
+    simulate's --games, --players, -o NAME=VALUE and --policy SPEC):
+      seat_advantage  players, policies, games, options
+      policy_sweep    players, policy, param, values, field_policy, field_values, games,
+                      confirm_games, options, confidence
+      rule_variants   players, policy, games, options, variants
+      grid            players, policy, focal_policy, games, options, rows, cols, metrics,
+                      labels, skip_invalid
+    A key the kind does not know is an error. A complete file:
+      kind = "seat_advantage"
+      game = "pig"
+      players = [2]
+      policies = ["random", "hold"]
+      games = 20000
+    `sheepsim examples` writes a commented one (examples/analysis.toml); the repository's
+    analyses/ folder holds one file per study, each kind described at the top of
+    sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid).
+
+    \b
+    Example:
+      sheepsim examples && sheepsim run examples/analysis.toml --scale 0.1
+      sheepsim run analyses/pig-hold-sweep.toml --scale 0.1
+    """
     from .analysis.definition import run_file
     if reports is None:
         reports = Path(QUICK_LOOK if scale < 1 else "reports")
@@ -350,7 +503,12 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
 @click.option("--no-startup", is_flag=True, help="Skip the cold and warm start-up timings (fresh processes).")
 def bench(games, players, n_games, reference_games, threads, json_path, no_startup) -> None:
     """Speed of every game (or of each GAME given): kernel games/s at 1 and 2 threads,
-    parallel efficiency, the pure-Python reference, cold and warm start, in one table."""
+    parallel efficiency, the pure-Python reference, cold and warm start, in one table.
+
+    \b
+    Example:
+      sheepsim bench pig --no-startup
+    """
     from .bench import check_json_path, run, table, write_json
     from .games import all_games
     if players is not None and len(games) != 1:
@@ -370,7 +528,12 @@ def bench(games, players, n_games, reference_games, threads, json_path, no_start
 def cache_group() -> None:
     """numba's disk cache of compiled kernels: one folder per version of the sources
     (any edit to the package starts a new, empty one), under $XDG_CACHE_HOME/sheepsim
-    or ~/.cache/sheepsim. A NUMBA_CACHE_DIR you set is used instead."""
+    or ~/.cache/sheepsim. A NUMBA_CACHE_DIR you set is used instead.
+
+    \b
+    Example:
+      sheepsim cache info
+    """
 
 
 def _describe_folder(f) -> str:
@@ -384,7 +547,12 @@ def cache_info() -> None:
     """Show the cache folder in use and the stale ones beside it.
 
     Prints the folder in use with its size and number of files, then the other
-    sheepsim cache folders (older sources, another numba, or another checkout)."""
+    sheepsim cache folders (older sources, another numba, or another checkout).
+
+    \b
+    Example:
+      sheepsim cache info
+    """
     from . import cache as C
     info = C.info()
     whose = "" if info.managed else f"  [{C.ENV}, set by you]"
@@ -406,7 +574,12 @@ def cache_info() -> None:
 def cache_clear(everything: bool) -> None:
     """Remove the cache folder in use (--all: every sheepsim one).
 
-    The next run compiles its kernels afresh (a few minutes for every game)."""
+    The next run compiles its kernels afresh (a few minutes for every game).
+
+    \b
+    Example:
+      sheepsim cache clear --all
+    """
     from . import cache as C
     removed = C.clear(everything)
     for f in removed:

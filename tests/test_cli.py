@@ -37,9 +37,11 @@ def write(tmp_path: Path, data, name="pos.json") -> str:
 def test_help_lists_every_command():
     result = run("--help")
     assert result.exit_code == 0
-    for command in ("games", "rules", "policies", "simulate", "trace", "legal", "run", "bench", "cache"):
+    commands = ("games", "rules", "policies", "simulate", "summarize", "compare", "trace", "legal", "examples", "run",
+                "bench", "cache")
+    for command in commands:
         assert command in result.output
-    for command in ("simulate", "trace", "legal", "run", "bench", "rules", "policies", "cache"):
+    for command in commands:
         sub = run(command, "--help")
         assert sub.exit_code == 0 and "Usage:" in sub.output
 

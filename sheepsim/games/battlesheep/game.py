@@ -20,7 +20,7 @@ from .presets import PRESETS
 from .trace import trace
 
 register_policy("battlesheep", "random", policy_id=POL.RANDOM,
-                doc="uniform over the legal actions (Part A): first tile in one of 3 orientations, later "
+                doc="uniform over the legal actions: first tile in one of 3 orientations, later "
                     "tiles uniform over distinct legal hex sets, starting hex uniform over eligible hexes, "
                     "moves uniform over (stack, direction, number of sheep) triples")(POL.random_policy)
 register_policy("battlesheep", "greedy", policy_id=POL.GREEDY,
@@ -32,6 +32,24 @@ register_policy("battlesheep", "greedy", policy_id=POL.GREEDY,
                     "(per stack min(height-1, open directions)) minus `opponent` x mean opponent mobility; "
                     "ties broken at random")(POL.greedy)
 
+
+# printed by `sheepsim policies battlesheep`
+POLICY_HELP = """\
+A policy is an @njit function (the README's "Writing a policy"):
+
+    policy(s, rules, aux, seat, params, rng, buf) -> (kind, a, b, c)
+
+It returns one legal action for `seat`; `aux` is the start state.
+`n = engine.legal(s, rules, aux, buf)` lists the n legal actions in buf
+(int32[MAX_ACTIONS, 4]), one a row. Action kinds (engine.py):
+
+    0 KIND_TILE  (0, orientation, q, r)  lay a pasture tile (orientation 0..2)
+    1 KIND_PLACE (1, hex, 0, 0)          place the starting stack on hex
+    2 KIND_MOVE  (2, hex, d, n)          move n sheep off hex in direction d
+
+`hex` is an index into the state's hexes (its coordinates are s[Q + hex], s[R + hex]);
+directions d: 0 E (1,0), 1 NE (1,-1), 2 NW (0,-1), 3 W (-1,0), 4 SW (-1,1), 5 SE (0,1).
+State layout: the top of sheepsim/games/battlesheep/engine.py."""
 
 
 def initial_state(rules, position: dict | None = None) -> np.ndarray:
@@ -84,7 +102,7 @@ GAME = GameSpec(
     name="battlesheep", title="Battle Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="sheep moves", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     rules_for_position=POS.rules_for, play_chunk=play_chunk, frame=frame, trace=trace, legal=legal,
-    reference_bench=reference_bench,
+    reference_bench=reference_bench, policy_help=POLICY_HELP,
     bench_workload="uniform random policy, complete games (building, placement, moves)",
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
     play=P, compile_seconds=45,

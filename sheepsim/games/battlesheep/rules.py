@@ -21,23 +21,24 @@ OPTIONS: tuple[Option, ...] = (
     Option("tiles_per_player", 4, "pasture tiles (2x2 rhombus of 4 hexes) each player adds while building", low=1, high=6),
     Option("stack_size", 16, "sheep in each player's starting stack", low=2, high=32),
     Option("start_zone", "outer_perimeter",
-           "where starting stacks may go: hexes touching the unbounded outside (rules: holes are not an edge), "
-           "or any hex with a missing neighbour (A-X1)",
+           "where starting stacks may go: hexes touching the unbounded outside (the rules' reading: holes "
+           "are not an edge), or any hex with a missing neighbour (as some programs count it)",
            choices=("outer_perimeter", "any_edge")),
     Option("no_move", "skip",
            "a player who cannot move: is skipped until nobody can move (rulebook), ends the game at once, "
-           "or loses at once (original Splits, 2 players only) (A-X3)",
+           "or loses at once (original Splits, 2 players only)",
            choices=("skip", "game_ends_now", "player_loses")),
     Option("final_tie", "shared",
-           "still tied after the largest-herd tie-break: shared result (draw), or compare second-largest "
-           "herds first (no source) (A-X2)",
+           "still tied after the largest-herd tie-break (the rules do not say): shared result (draw, as a "
+           "published solver does), or compare second-largest herds first (no source)",
            choices=("shared", "second_largest_herd")),
     Option("placement_order", "clockwise_from_first",
-           "order of placing starting stacks: seat 0 first, or last seat first (no source) (A-X7)",
+           "order of placing starting stacks: seat 0 first, as for the tiles (online rules), or last seat "
+           "first (no source)",
            choices=("clockwise_from_first", "reverse")),
     Option("board", "built",
            "pasture: built by the seat policies (rulebook), a uniformly random legal build independent of "
-           "the policies, or a named preset (A-X4)",
+           "the policies, or a named preset",
            choices=("built", "random") + tuple(f"preset:{name}" for name in PRESETS)),
 )
 

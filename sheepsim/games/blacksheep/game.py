@@ -35,6 +35,30 @@ register_policy("blacksheep", "risk", policy_id=POL.RISK,
                     "or, with w > 0, when drawing has negative value; effects and placement as `threshold`"
                 )(POL.risk)
 
+# printed by `sheepsim policies blacksheep`; the codes are model.py's
+POLICY_HELP = """\
+A policy is an @njit function (the README's "Writing a policy"):
+
+    policy(s, rules, aux, seat, params, rng, buf) -> (code, a, b)
+
+It returns one legal decision for `seat`, the actor; `aux` is unused.
+`n = engine.legal(s, rules, aux, buf)` lists the n legal decisions in buf
+(int32[MAX_DECISIONS, 3]), one a row. Decision codes (model.py):
+
+    0 STOP (0, 0, 0)                    1 DRAW (1, opponent, 0): a blind draw
+    2 EAGLE_SKIP (2, 0, 0)              3 EAGLE_ASK (3, opponent, species)
+    4 MOLE_NONE (4, 0, 0)               5 MOLE_TAKE (5, kind, 0)
+    6 MAGPIE_NONE (6, 0, 0)             7 MAGPIE_TAKE (7, opponent, kind)
+    8 WHITE_NONE (8, 0, 0)              9 WHITE_PLACE (9, kind, species)
+   10 MOTHER_SKIP (10, 0, 0)           11 MOTHER_TAKE (11, 0, 0)
+   12 PLACE_DONE (12, 0, 0)            13 PLACE (13, kind, species): hand to zoo
+
+A card kind is 0 Black Sheep, 1 Eagle, 2 Mole, 3 Magpie, 4 Wolf, 5 White Sheep,
+6 Mother Sheep, 7 Joker, 8 + s - 1 an animal of species s (1..16). Read only what
+your seat may know: its own hand, the zoos, the table, hand sizes, the pile size and
+its own KNOWN rows (state layout: the top of sheepsim/games/blacksheep/engine.py).
+Constants: `from sheepsim.games.blacksheep.model import STOP, DRAW_FROM, PLACE, ...`."""
+
 
 def initial_state(rules, position: dict | None = None) -> np.ndarray:
     """Every game is dealt from its own stream; the kernel needs no start state."""
@@ -109,7 +133,7 @@ GAME = GameSpec(
     name="blacksheep", title="Bye-Bye Black Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
-    bench_players=3, bench_policy="threshold:k=6",
+    bench_players=3, bench_policy="threshold:k=6", policy_help=POLICY_HELP,
     bench_workload="complete games (reference: same stop rule and placement, Eagle/Mole/Magpie declined)",
     play=P, compile_seconds=55,
 )

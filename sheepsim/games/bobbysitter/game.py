@@ -39,7 +39,7 @@ def _params(defaults: tuple[float, ...]) -> dict:
 
 for _name, _id in (("adult", POL.ADULT), ("child", POL.CHILD), ("young_child", POL.YOUNG_CHILD)):
     register_policy("bobbysitter", _name, policy_id=_id, params=_params(PROFILES[_name]),
-                    doc=f"ASSUMED {_name.replace('_', ' ')} reaction profile (RULES-DOSSIER Part A; no data): "
+                    doc=f"ASSUMED {_name.replace('_', ' ')} reaction profile (no data was found): "
                         f"median {PROFILES[_name][0]:g} ms, log-normal sigma {PROFILES[_name][1]:g}, reacts to "
                         f"{PROFILES[_name][2]:.0%} of empty and {PROFILES[_name][3]:.0%} of hidden-wolf cards, "
                         f"grabs the wrong counter {PROFILES[_name][4]:.0%} of the time")(POL.profile)

@@ -31,33 +31,36 @@ _COUNT_HELP = {
 }
 
 OPTIONS: tuple[Option, ...] = tuple(
-    Option(name, default, f"{_COUNT_HELP[name]} in the generated deck (A-S0, ASSUMPTION: no card list was "
-                          "found; an explicit --deck refuses it)", low=0, high=MAX_CARDS)
+    Option(name, default, f"{_COUNT_HELP[name]} in the generated deck (ASSUMED: no card list was found; an "
+                          "explicit --deck refuses it)", low=0, high=MAX_CARDS)
     for name, default in DEFAULT_COUNTS.items()
 ) + (
     Option("tokens", 25, "tokens in the box: the stock is what the players do not hold", low=1, high=10_000),
-    Option("start_tokens", 2, "starting tokens (A-S9); a comma list gives each player its own, in --policy "
+    Option("start_tokens", 2, "starting tokens (rulebook: 2); a comma list gives each player its own, in --policy "
                               "order, e.g. 3,2,2 for a child handicap (it follows the player through seat "
                               "rotation)", low=1, high=10_000, per_player=True),
-    Option("target_tokens", 5, "tokens that win the game at once (A-S9)", low=2, high=10_000),
-    Option("stack_mode", "shared", "one shared stack, or the deck dealt into per-player stacks (A-S6)",
-           choices=("shared", "per_player")),
-    Option("wolf_with_sheep", "wolf", "a card with a visible wolf and sheep calls for BOBBY (wolf) or for the "
-                                      "SHEEP (A-S1)", choices=("wolf", "sheep")),
-    Option("wrong_counter_penalty", 1, "tokens lost for grabbing the wrong counter (A-S2)", low=0, high=1),
-    Option("max_loss_per_card", "one", "at most one token lost per card, or no limit (A-S2)",
-           choices=("one", "unlimited")),
-    Option("sheep_race_loser_penalty", 0, "tokens lost by a correct SHEEP grabber who was not first (A-S3)",
+    Option("target_tokens", 5, "tokens that win the game at once (rulebook: 5)", low=2, high=10_000),
+    Option("stack_mode", "shared", "one shared stack, or the deck dealt into per-player stacks (the rulebook's "
+           "variant)", choices=("shared", "per_player")),
+    Option("wolf_with_sheep", "wolf", "a card with a visible wolf and sheep calls for BOBBY (wolf) or for the SHEEP "
+           "(the rules do not say; their wolf rule comes first)", choices=("wolf", "sheep")),
+    Option("wrong_counter_penalty", 1, "tokens lost for grabbing the wrong counter (the rules do not say)",
            low=0, high=1),
+    Option("max_loss_per_card", "one", "at most one token lost per card, or no limit (the rules do not say)",
+           choices=("one", "unlimited")),
+    Option("sheep_race_loser_penalty", 0, "tokens lost by a correct SHEEP grabber who was not first (the rules "
+           "do not say)", low=0, high=1),
     Option("last_standing_wins", "yes", "the last player left wins; with no, they play on alone to the target "
-                                        "(A-S4)", choices=NO_YES),
-    Option("empty_stock", "no_gain", "a SHEEP winner facing an empty stock gains nothing, or gains a token "
-                                     "anyway (A-S5)", choices=("no_gain", "unlimited_tokens")),
-    Option("flip_cap", 2000, "flips before the game is stopped (A-S7)", low=1, high=1_000_000),
-    Option("cap_resolution", "most_tokens", "at the cap: most tokens wins (a tie is a draw), or a draw (A-S7)",
+           "(the rules do not say)", choices=NO_YES),
+    Option("empty_stock", "no_gain", "a SHEEP winner facing an empty stock gains nothing, or gains a token anyway "
+           "(the rules do not say; it cannot happen at the standard target and starts)",
+           choices=("no_gain", "unlimited_tokens")),
+    Option("flip_cap", 2000, "flips before the game is stopped (not a rule: the reshuffled stack can make a game "
+           "endless)", low=1, high=1_000_000),
+    Option("cap_resolution", "most_tokens", "at the cap: most tokens wins (a tie is a draw), or a draw (not a rule)",
            choices=("most_tokens", "draw")),
-    Option("flipper_reaction_bonus_ms", 0, "milliseconds taken off the flipper's reaction time (A-S8)",
-           low=0, high=10_000),
+    Option("flipper_reaction_bonus_ms", 0, "milliseconds taken off the flipper's reaction time (not in the rules; "
+           "a model choice)", low=0, high=10_000),
 )
 
 (R_PLAYERS, R_WOLF_CARDS, R_WOLF_SHEEP_CARDS, R_SHEEP_CARDS, R_HIDDEN_CARDS, R_EMPTY_CARDS, R_TOKENS,

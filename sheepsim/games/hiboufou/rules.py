@@ -28,26 +28,32 @@ NO_YES = ("no", "yes")
 MAX_CARDS = 720
 
 OPTIONS: tuple[Option, ...] = (
-    Option("colours", DEFAULT_COLOURS, "colours in the generated deck (A-H0, ASSUMPTION: synthetic deck)",
+    Option("colours", DEFAULT_COLOURS,
+           "colours in the generated deck (ASSUMED: no component list was found, so the default deck is synthetic)",
            low=2, high=MAX_COLOURS),
     Option("colours_per_card", DEFAULT_COLOURS_PER_CARD,
-           "colours on every generated card; the deck holds every such colour set (A-H0)", low=1,
-           high=MAX_COLOURS),
-    Option("copies", DEFAULT_COPIES, "copies of every colour set in the generated deck (A-H0)", low=1,
+           "colours on every generated card; the deck holds every such colour set (ASSUMED, as the whole deck)",
+           low=1, high=MAX_COLOURS),
+    Option("copies", DEFAULT_COPIES, "copies of every colour set in the generated deck (ASSUMED)", low=1,
            high=MAX_COPIES),
-    Option("initial_slot", "centre", "space of the first face-up card (A-H1)", choices=INITIAL_SLOTS),
+    Option("initial_slot", "centre", "space of the first face-up card (the rules: 'in the middle of the table')",
+           choices=INITIAL_SLOTS),
     Option("empty_slot_priority", "fill_if_possible",
            "must cards go to empty spaces first: when some card fits one (fill_if_possible), always while a "
-           "space is empty (strict), or never (free, degenerate) (A-H2)", choices=EMPTY_SLOT_PRIORITIES),
-    Option("mandatory_play", "yes", "must a seat that can lay a card lay at least one (A-H3)", choices=NO_YES),
+           "space is empty (strict), or never (free, degenerate); the rules say empty spaces must be filled, "
+           "not how strictly", choices=EMPTY_SLOT_PRIORITIES),
+    Option("mandatory_play", "yes", "must a seat that can lay a card lay at least one (the rules mention drawing "
+           "only for a seat that cannot)", choices=NO_YES),
     Option("capture_condition", "played3_and_empty",
-           "a capture needs 3 cards laid this turn and an empty hand, or only an emptied hand (A-H4)",
+           "a capture needs 3 cards laid this turn and an empty hand (the rules: 'lay down all three of your "
+           "cards in the same turn'), or only an emptied hand",
            choices=CAPTURE_CONDITIONS),
     Option("match_covered_card", "no", "must a card laid on a pile also share a colour with the card it "
-           "covers (A-H5)", choices=NO_YES),
-    Option("play_after_forced_draw", "no", "may a seat lay cards after its forced draw (A-H6)",
+           "covers (the rules mention only the neighbours)", choices=NO_YES),
+    Option("play_after_forced_draw", "no", "may a seat lay cards after its forced draw (the rules do not say)",
            choices=NO_YES),
-    Option("tiebreak", "shared", "who wins a tie for most captured cards (A-H7)", choices=TIEBREAKS),
+    Option("tiebreak", "shared", "who wins a tie for most captured cards (the rules do not say)",
+           choices=TIEBREAKS),
     Option("turn_cap", DEFAULT_TURN_CAP, "turns before a stalemated game is stopped and scored", low=1,
            high=100_000),
 )

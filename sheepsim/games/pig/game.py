@@ -29,6 +29,16 @@ register_policy("pig", "hold", policy_id=POL.HOLD,
                 doc="hold at t (Neller & Presser): roll until the turn total reaches t or banking it would "
                     "reach the goal, then hold")(POL.hold)
 
+# printed by `sheepsim policies pig`
+POLICY_HELP = """\
+A policy is an @njit function (the README's "Writing a policy"):
+
+    policy(s, rules, aux, seat, params, rng, buf) -> action
+
+It returns the action itself: 0 roll (engine.ACT_ROLL) or 1 hold (engine.ACT_HOLD,
+legal once the turn total is above 0); `aux` is the start state.
+`n = engine.legal(s, rules, aux, buf)` lists them in buf (int32[MAX_ACTIONS, 1]).
+State: s[S_SCORE + seat] banked scores, s[S_TURN] the turn total (engine.py)."""
 
 
 def initial_state(rules, position: dict | None = None) -> np.ndarray:
@@ -59,5 +69,5 @@ GAME = GameSpec(
     name="pig", title="Pig", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
-    play=P, compile_seconds=15,
+    policy_help=POLICY_HELP, play=P, compile_seconds=15,
 )
