@@ -35,7 +35,12 @@ def test_the_header_names_changed_options_policies_and_speed():
     assert "policies: random in every seat" in plain
     assert "speed: 300 games in" in plain and "games/s on" in plain
     mixed = _ok("simulate", "pig", "-n", "200", "--policy", "hold:t=15", "--policy", "random", "-q")
-    assert "policies: slot 0 hold:t=15, slot 1 random, rotated (slot i plays seat (i + g) mod 2 in game g)" in mixed
+    assert "policies: slot 0 hold:t=15, slot 1 random, rotated (slot i plays seat (i - g) mod 2 in game g)" in mixed
+    # the formula the text states is the kernels' own rotation, at 3 players too
+    from sheepsim.games.wrappers import seat_slots
+    for g in range(6):
+        slots = seat_slots(g, 3, True, 3)
+        assert [int(slots[(i - g) % 3]) for i in range(3)] == [0, 1, 2]
     fixed = _ok("simulate", "pig", "-n", "200", "--policy", "hold", "--policy", "random", "--no-rotate", "-q")
     assert "policies: seat 0 hold, seat 1 random (not rotated)" in fixed
 

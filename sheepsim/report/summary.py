@@ -84,7 +84,7 @@ def _policies_text(m: dict[str, Any]) -> str:
     if not m["rotate"]:
         return ", ".join(f"seat {i} {label}" for i, label in enumerate(labels)) + " (not rotated)"
     return (", ".join(f"slot {i} {label}" for i, label in enumerate(labels))
-            + f", rotated (slot i plays seat (i + g) mod {len(labels)} in game g)")
+            + f", rotated (slot i plays seat (i - g) mod {len(labels)} in game g)")
 
 
 def _start_text(m: dict[str, Any]) -> str | None:
