@@ -40,13 +40,18 @@ def test_degenerate_cell_is_named() -> None:
     assert "every game lasts exactly 13 turns" in lines[0] and "before anyone chooses" in lines[0]
 
 
+def test_cells_with_the_same_oddity_share_one_line() -> None:
+    lines = F.grouped({"2 players, target 3": ["short"], "3 players, target 3": ["short"], "ok": []})
+    assert lines == ["**2 players, target 3; 3 players, target 3**: short."]
+
+
 def test_capped_and_trivially_short_games_are_called_out() -> None:
     games = 200
     rng = np.random.default_rng(1)
     capped = np.arange(games) < 10
     notes = F.oddities(constructed(2, games, rng.integers(0, 2, games), np.where(capped, 500, 2), capped), "flips")
     assert any("hit the turn cap" in n and n.startswith("5.0%") for n in notes)
-    assert any("within one round (2 flips)" in n for n in notes)
+    assert any("within the first round" in n for n in notes)
 
 
 def test_confirmed_means_the_fresh_seeds_keep_it() -> None:

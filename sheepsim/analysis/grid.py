@@ -211,9 +211,12 @@ def metric_name(metric: str, unit: str = "turns", share: bool = False) -> str:
     return f"{word(a)} per {word(b).removesuffix('s')}"
 
 
+def _show(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value  # a table row makes 4 a 4.0
+
+
 def _cell_name(axis: Axis, value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():       # a table row turns 4 into 4.0
-        value = int(value)
+    value = _show(value)
     return f"{value} players" if axis.kind == "players" else f"{axis.name} {value}"
 
 
@@ -295,7 +298,7 @@ def run(spec: dict[str, Any], p: dict[str, Any], reports: Path, threads, progres
         findings.append(_metric_finding(table, m, label, rows, cols, percent))
         if m == "focal_win_rate" and cols.kind not in ("policy", "focal_policy"):
             findings.append(_fair_section(report, table, rows, cols, figures, game, p["games"], label))
-    findings += [f"**{cell}**: " + "; ".join(notes) + "." for cell, notes in odd.items()]
+    findings += F.grouped(odd)
     report.findings(findings)
     return report.write(reports / f"{name}.md")
 
@@ -348,8 +351,11 @@ def _fair_section(report: Report, table: pd.DataFrame, rows: Axis, cols: Axis, f
         rates = t["focal_win_rate"].to_numpy()
         # where the win rate crosses the fair share between neighbouring settings
         cross = [k for k in range(len(t) - 1) if (rates[k] - fair) * (rates[k + 1] - fair) < 0]
-        between = "".join(f"; fair lies between {_cell_name(cols, t['col'].iloc[k])} and "
-                          f"{_cell_name(cols, t['col'].iloc[k + 1])}" for k in cross) if not holds else ""
+        between = "".join(f"; fair lies between {_show(t['col'].iloc[k])} and {_show(t['col'].iloc[k + 1])}"
+                          for k in cross) if not holds else ""
+        if not holds and not cross:
+            side = "below" if (rates < fair).all() else "above" if (rates > fair).all() else ""
+            between = f"; {side} the fair share at every setting" if side else ""
         words.append(f"{_cell_name(rows, r) if rows.kind != 'none' else 'all'}: {_cell_name(cols, best['col'])} "
                      f"({rate} against a fair {fair:.1%}{', within its interval' if holds else ''}{between})")
         lines[_cell_name(rows, r) if rows.kind != "none" else "all"] = (

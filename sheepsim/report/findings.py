@@ -75,7 +75,7 @@ def oddities(df: pd.DataFrame, unit: str = "turns") -> list[str]:
     if turns.size and turns.min() == turns.max():
         notes.append(f"every game lasts exactly {int(turns[0])} {unit}")
     elif turns.size and np.median(turns) <= players:
-        notes.append(f"half the games are over within one round ({players} {unit})")
+        notes.append(f"half the games are over within the first round ({unit} <= players)")
     capped = int(df["capped"].sum())
     if capped:
         lo, hi = wilson_interval(capped, len(df))
@@ -87,10 +87,15 @@ def oddities(df: pd.DataFrame, unit: str = "turns") -> list[str]:
 
 
 def degenerate_lines(results: dict[str, pd.DataFrame], unit: str = "turns") -> list[str]:
-    """One line per cell with an oddity: '**5 colours, 3 per card**: seat 0 wins ...'."""
-    lines = []
-    for label, df in results.items():
-        notes = oddities(df, unit)
-        if notes:
-            lines.append(f"**{label}**: " + "; ".join(notes) + ".")
-    return lines
+    """The oddities of each run, one line per distinct set of them."""
+    return grouped({label: oddities(df, unit) for label, df in results.items()})
+
+
+def grouped(notes: dict[str, list[str]]) -> list[str]:
+    """'**A; B**: what A and B share.' for the cells with the same oddities (so five
+    player counts with trivially short games read as one line, not five)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for label, found in notes.items():
+        if found:
+            groups.setdefault(tuple(found), []).append(label)
+    return [f"**{'; '.join(labels)}**: " + "; ".join(found) + "." for found, labels in groups.items()]

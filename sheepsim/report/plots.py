@@ -253,7 +253,7 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     in_points = percent and (relative or (centre is not None and float(np.nanmax(np.abs(centre))) == 0))
     if relative:
         shown = values - np.asarray(centre, float)
-        value_label = (value_label + ", " if value_label else "") + "minus the fair share (points)"
+        value_label = "minus the fair share (points)"       # the title names the quantity
     if centre is not None:
         c = 0.0 if relative else float(np.nanmean(centre))
         shade = shown.copy()
@@ -309,7 +309,7 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     if centre is not None and percent and not in_points:     # a share lies in [0, 1]: no "-40%" on its bar
         bar.ax.set_ylim(max(norm.vmin, 0.0), min(norm.vmax, 1.0))
     if value_label:
-        bar.set_label(value_label, fontsize="small")
+        bar.set_label("\n".join(textwrap.wrap(value_label, 40)), fontsize="small")
     return _save(fig, path)
 
 
