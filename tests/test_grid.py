@@ -57,15 +57,20 @@ def test_cells_from_axes():
 def test_small_grid_report(tmp_path):
     toml = tmp_path / "g.toml"
     toml.write_text('name = "g"\nkind = "grid"\ngame = "bobbysitter"\nseed = 1\nfocal_policy = "child"\n'
-                    'policy = "adult"\ngames = 2000\nmetrics = ["focal_win_rate", "mean:turns"]\n'
+                    'policy = "adult"\ngames = 2000\nmetrics = ["focal_win_rate", "mean:turns", "mean:capped"]\n'
                     'rows = { name = "players", players = [2, 3] }\n'
                     'cols = { name = "child start", focal_option = "start_tokens", values = [2, 4], others = 2 }\n')
     result = run("run", str(toml), "--reports", str(tmp_path / "rep"), "-q")
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "g.md").read_text()
-    assert "Closest to fair" in text and "focal_win_rate" in text and "mean:turns" in text
+    assert "Closest to fair" in text and "the focal player's win rate" in text and "mean flips per game" in text
+    assert "mean:turns" not in text and "focal_win_rate" not in text          # readable column names
     for name in ("focal-win-rate.png", "mean-turns.png", "focal-win-rate-lines.png"):
         assert (tmp_path / "rep" / "g" / name).stat().st_size > 1000
+    # no game hits the cap: a sentence instead of an all-zero figure
+    assert "Share of games capped is 0 in every cell" in text and not (tmp_path / "rep" / "g" / "mean-capped.png").exists()
+    findings = text.split("## Findings")[1].split("\n## ")[0]
+    assert "**Closest to fair**" in findings and "2 players: child start" in findings
     # a bigger head start helps: start 4 beats start 2 in both rows
     rows = [line.split("|") for line in text.splitlines() if line.startswith("| 2 |") or line.startswith("| 3 |")]
     rates = {(r[1].strip(), r[2].strip()): float(r[4].split("%")[0]) for r in rows if "%" in r[4]}

@@ -63,8 +63,8 @@ def test_table_header_and_interval_cells() -> None:
     lines = table_to_markdown(df).splitlines()
     assert lines[0] == "| seat | wins | win_rate | fair_rate | mean |"
     assert lines[1] == "|---:|---:|---:|---:|---:|"
-    # Wilson (2 of 4) is [15.0%, 85.0%] to one decimal.
-    assert lines[2] == "| 0 | 2 | 50.0% [15.0, 85.0] | 50.0% | 3.142 |"
+    # Wilson (2 of 4) is [15.0%, 85.0%] to one decimal; other floats to 3 significant digits
+    assert lines[2] == "| 0 | 2 | 50.0% [15.0, 85.0] | 50.0% | 3.14 |"
 
 
 def test_table_non_rate_interval_strings_and_missing() -> None:
@@ -75,7 +75,7 @@ def test_table_non_rate_interval_strings_and_missing() -> None:
     line = table_to_markdown(df, percent=["edge"]).splitlines()
     assert line[0] == "| policy | median | edge |"
     assert line[1] == "|---|---:|---:|"
-    assert line[2] == "| a\\|b | 35 [30, 41.5] | 1.2% |"
+    assert line[2] == "| a\\|b | 35.0 [30.0, 41.5] | 1.2% |"
 
 
 def test_format_interval() -> None:
@@ -161,11 +161,44 @@ def test_forest_plot(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
 
 
 def test_length_score_margin_plots(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
-    for plot, name in ((length_plot, "length"), (score_plot, "score"), (margin_plot, "margin")):
+    for plot, name in ((length_plot, "length"), (margin_plot, "margin")):
         path = plot(runs, tmp_path / "sub" / f"{name}.png", f"{name}, random, n=400")
         assert_png(path, height_in=3.6)
+    # one panel per player count, two to a row: 12 cells in 4 player counts take 2 rows
+    many = {f"{p}p {policy}": make_run(p, 100, p) for policy in ("a", "b", "c") for p in (2, 3, 4, 5)}
+    assert_png(score_plot(runs, tmp_path / "score.png", "score"), height_in=1.0 + 2.3)
+    assert_png(score_plot(many, tmp_path / "score12.png", "score"), height_in=1.0 + 2.3 * 2)
 
 
 def test_svg_output(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
     path = length_plot(runs, tmp_path / "length.svg", "Length")
     assert path.read_text().lstrip().startswith("<?xml")
+
+
+def test_one_number_format_per_column_and_no_negative_zero() -> None:
+    df = pd.DataFrame({"cell": ["a", "b"], "turns": [10.48, 5.0], "turns_lo": [10.46, 5.0],
+                       "turns_hi": [10.50, 5.0], "edge": [-0.0004, -0.031], "edge_lo": [-0.004, -0.036],
+                       "edge_hi": [0.003, -0.025], "games": [1000000, 20000]})
+    lines = table_to_markdown(df, points=["edge"], headers={"turns": "mean turns"}).splitlines()
+    assert lines[0] == "| cell | mean turns | edge | games |"
+    # both rows with the interval's decimals; the edge in signed points, never "-0.0"
+    assert lines[2] == "| a | 10.48 [10.46, 10.50] | 0.0 [-0.4, +0.3] | 1,000,000 |"
+    assert lines[3] == "| b | 5.00 [5.00, 5.00] | -3.1 [-3.6, -2.5] | 20,000 |"
+    assert "-0.0" not in format_interval(-0.0001, -0.0004, 0.0002, percent=True, signed=True)
+    assert markdown.unsigned_zero("-0.00") == "0.00" and markdown.unsigned_zero("-0.01") == "-0.01"
+
+
+def test_decimals_follow_the_interval() -> None:
+    assert markdown.decimals([17.0, 25.0], [0.0, 0.0]) == 0           # whole numbers stay whole
+    assert markdown.decimals([79.9, 10.5]) == 1                        # 3 significant digits
+    assert markdown.decimals([0.0606, 0.1668], [0.0007, 0.0009]) == 4  # enough to show the interval
+
+
+def test_findings_come_first_and_provenance_once(tmp_path: Path) -> None:
+    report = Report("R", {**PROVENANCE, "command": "sheepsim run analyses/r.toml --scale 0.1"},
+                    description="What was run.")
+    report.heading("Details").paragraph("body")
+    report.findings(["seat 0 wins 3.1 [2.5, 3.7] points less often than the fair 50.0%"])
+    text = report.render()
+    assert text.index("What was run.") < text.index("## Findings") < text.index("## Details")
+    assert text.count("## Provenance") == 1 and text.count("--scale 0.1") == 1

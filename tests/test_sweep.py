@@ -35,10 +35,14 @@ def test_pig_sweep_report(tmp_path):
     toml = tmp_path / "pig.toml"
     toml.write_text('name = "pigs"\nkind = "policy_sweep"\ngame = "pig"\nseed = 3\nplayers = [2]\npolicy = "hold"\n'
                     'param = "t"\nvalues = [5, 20]\nfield_values = [20]\ngames = 3000\nconfirm_games = 3000\n')
-    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q"])
+    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q", "--scale", "0.5"])
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "pigs.md").read_text()
-    assert "| 5 |" in text and "| 20 |" in text and "in_best_set" in text
+    assert "| 5 |" in text and "| 20 |" in text and "in the best set" in text
+    # findings first, in words; the exact command (with --scale) once, in the provenance
+    assert text.index("## Findings") < text.index("## 2 players")
+    assert "the best t is 20" in text.split("## 2 players")[0]
+    assert text.count(f"sheepsim run {toml.as_posix()} --scale 0.5") == 1
     assert (tmp_path / "rep" / "pigs" / "sweep-2p.png").stat().st_size > 1000
 
 
@@ -58,9 +62,11 @@ def test_rule_variants_report(tmp_path):
     result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q"])
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "v.md").read_text()
-    assert "| 3 | base |" in text and "| 3 | wolf |" in text and "turns_change" in text
-    # the baseline compared with itself changes nothing
-    assert "| 3 | base | threshold:k=6 | 400 |" in text and "| 0 [0, 0] | n/a |" in text
+    assert "| 3 | base |" in text and "| 3 | wolf |" in text and "change in turns" in text
+    # the baseline compared with itself changes nothing, and zero carries no sign
+    base = next(line for line in text.splitlines() if line.startswith("| 3 | base | threshold:k=6 | 400 |"))
+    assert " n/a |" in base and "-0.0" not in text
+    assert text.index("## Findings") < text.index("## Seat balance") and "**3 players** (threshold:k=6)" in text
     assert (tmp_path / "rep" / "v" / "variants.png").stat().st_size > 1000
 
 

@@ -8,6 +8,7 @@ REPORTS/<name>/.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -119,4 +120,16 @@ def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None 
         reports.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SheepsimError(f"cannot create reports folder {reports}: {exc.strerror}")
-    return module.run(spec, plan, reports, threads, progress)
+    return module.run(spec, plan, reports, threads, progress, command(path, scale))
+
+
+def command(path: Path, scale: float) -> str:
+    """The command that regenerates a report, for its provenance: the analysis file as
+    found (relative to the working folder when inside it) and --scale when not 1
+    (--threads and --reports change neither the games nor the numbers)."""
+    where = Path(os.path.abspath(path))
+    try:
+        shown = where.relative_to(Path.cwd())
+    except ValueError:
+        shown = where
+    return f"sheepsim run {shown.as_posix()}" + (f" --scale {scale:g}" if scale != 1 else "")

@@ -20,7 +20,8 @@ from ..errors import SheepsimError
 from ..games import get_game
 from ..policies import seat_specs
 from ..report import plots
-from ..report.markdown import Report, format_interval
+from ..report import findings as F
+from ..report.markdown import Report
 from ..runner import simulate, versions
 from . import tables as T
 
@@ -57,9 +58,11 @@ def plan(spec: dict[str, Any], scale: float) -> list[Cell]:
     return cells
 
 
-def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | None, progress: bool) -> Path:
+def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | None, progress: bool,
+        command: str = "") -> Path:
     game = get_game(spec["game"])
     name = spec["name"]
+    unit = game.turn_unit
     figures = (reports / name).absolute()      # the report links figures relative to itself
     figures.mkdir(parents=True, exist_ok=True)
     results: dict[str, pd.DataFrame] = {}
@@ -72,12 +75,12 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
         seconds[cell.label] = time.perf_counter() - start
     seat_tables = {label: T.seat_table(df) for label, df in results.items()}
 
-    edges = pd.DataFrame([{"cell": label, "games": len(df), **T.seat0_edge(df),
+    edges = pd.DataFrame([{"cell": label, "games": len(df), **T.seat0_edge(df), "fair": st["fair_rate"].iloc[0],
                            "draw_rate": st.attrs["draw_rate"], "draw_rate_lo": st.attrs["draw_rate_lo"],
                            "draw_rate_hi": st.attrs["draw_rate_hi"], "chi2_p": st.attrs["chi2_p"]}
                           for (label, df), st in zip(results.items(), seat_tables.values())])
     # a p-value that underflows is "tiny", never "0"
-    edges["chi2_p"] = [f"{p:.3g}" if p > 1e-300 else "< 1e-300" for p in edges["chi2_p"]]
+    edges["chi2_p"] = ["n/a" if p != p else f"{p:.3g}" if p > 1e-300 else "< 1e-300" for p in edges["chi2_p"]]
     seats = pd.concat([t.assign(cell=label) for label, t in seat_tables.items()], ignore_index=True)
     lengths = pd.concat([T.length_table(df).assign(cell=label) for label, df in results.items()], ignore_index=True)
     margins = pd.concat([T.margin_table(df).loc[lambda m: m.iloc[:, 0] == "all"].assign(cell=label)
@@ -87,30 +90,34 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
         "game": game.name, "game_version": game.version,
         "rules": {c.label: c.rules.as_dict() for c in cells},
         "policies": sorted({c.policy for c in cells}), "seed": spec["seed"],
-        "games": {c.label: c.games for c in cells}, "packages": versions(),
-        "command": f"sheepsim run analyses/{name}.toml",
-    })
-    if spec.get("description"):
-        report.paragraph(spec["description"])
+        "games": {c.label: c.games for c in cells}, "packages": versions(), "command": command,
+    }, description=spec.get("description"))
+    report.findings(_findings(edges, lengths, results, unit))
     report.heading("Seat advantage")
-    report.paragraph(_findings(edges))
     report.table(edges[["cell", "games", "decided", "edge", "edge_lo", "edge_hi", "draw_rate", "draw_rate_lo",
-                        "draw_rate_hi", "chi2_p"]], percent=["edge", "draw_rate"],
-                 caption="edge = seat 0 win rate minus 1/P over decided games (95% Wilson); chi2_p tests "
-                         "sole wins by seat against equal seats")
+                        "draw_rate_hi", "chi2_p"]], percent=["draw_rate"], points=["edge"],
+                 caption="seat-0 edge: seat 0's win rate minus the fair 1/P over decided games, in percentage "
+                         "points (95% Wilson); the chi-square tests sole wins by seat against equal seats")
     report.figure(plots.forest_plot(seat_tables, figures / "seats.png", f"{game.title}: win rate by seat"),
-                  "Win rate by seat, each cell with its fair 1/P line (all seats play the named policy).")
+                  "Each seat's win rate minus its fair 1/P, in percentage points, with 95% Wilson whiskers "
+                  "(all seats play the named policy).")
     report.table(seats[["cell", "seat", "decided", "wins", "shared", "win_rate", "win_rate_lo", "win_rate_hi"]])
-    report.heading("Game length")
-    report.table(lengths[["cell", "games", "mean", "median", "median_lo", "median_hi", "q25", "q75", "p90", "p99"]],
-                 caption=f"turns = {game.turn_unit}; median with a bootstrap 95% interval")
-    report.figure(plots.length_plot(results, figures / "length.png", f"{game.title}: game length"),
-                  f"Cumulative share of games by length ({game.turn_unit}).")
+    report.heading(f"Game length ({unit})")
+    report.table(lengths[["cell", "games", "mean", "mean_lo", "mean_hi", "median", "median_lo", "median_hi", "q25",
+                          "q75", "p90", "p99", "capped_rate", "capped_rate_lo", "capped_rate_hi"]],
+                 headers={"mean": f"mean {unit}", "median": f"median {unit}"},
+                 caption=f"length in {unit}; mean with a normal 95% interval, median with a bootstrap one; "
+                         f"capped games stopped at the turn cap")
+    report.figure(plots.length_plot(results, figures / "length.png", f"{game.title}: game length", unit),
+                  f"Cumulative share of games by length ({unit}), cut at the 99th percentile.")
     report.heading("Final scores and margin of victory")
     report.figure(plots.score_plot(results, figures / "scores.png", f"{game.title}: final score by seat"),
-                  "Final score (pastures occupied) by seat.")
-    report.table(margins.drop(columns=[margins.columns[0]]).set_index("cell").reset_index(),
-                 caption="margin = winner's score minus the best other score, decided games")
+                  "Final score by seat, one panel per player count (box: quartiles; whiskers: 5-95%; dot: mean).")
+    report.table(margins.drop(columns=[margins.columns[0]]).set_index("cell").reset_index()
+                 .rename(columns={"games": "decided"}),
+                 headers={"mean": "mean margin", "median": "median margin"},
+                 caption="margin = the winner's score minus the best other score, decided games; tied top "
+                         "score = decided by the tie-break")
     report.figure(plots.margin_plot(results, figures / "margins.png", f"{game.title}: margin of victory"),
                   "Margin of victory in decided games.")
     if all("tiebreak" in df for df in results.values()):
@@ -118,17 +125,18 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
         tb = pd.concat([T.tiebreak_rate(df).assign(cell=label) for label, df in results.items()], ignore_index=True)
         report.table(tb[["cell", "games", "tiebreak", "tiebreak_rate", "tiebreak_rate_lo", "tiebreak_rate_hi",
                          "shared", "shared_rate", "shared_rate_lo", "shared_rate_hi"]],
-                     caption="tiebreak = top score tied, decided by the largest herd (or shared)")
+                     headers={"shared": "shared games"},
+                     caption="tie-break: the top score was tied and the largest herd decided; shared: still tied")
     report.paragraph("Run time: " + ", ".join(f"{k} {v:.1f}s" for k, v in seconds.items()) + ".")
     return report.write(reports / f"{name}.md")
 
 
-def _findings(edges: pd.DataFrame) -> str:
-    lines = []
-    for row in edges.itertuples():
-        verdict = ("no detectable seat-0 edge" if row.edge_lo <= 0 <= row.edge_hi else
-                   "seat 0 is favoured" if row.edge_lo > 0 else "seat 0 is disadvantaged")
-        edge = format_interval(100 * row.edge, 100 * row.edge_lo, 100 * row.edge_hi, floatfmt="+.1f")
-        lines.append(f"- **{row.cell}**: seat 0 wins {edge} percentage points more often than the fair "
-                     f"share, over {row.decided:,} decided games: {verdict}.")
-    return "\n".join(lines)
+def _findings(edges: pd.DataFrame, lengths: pd.DataFrame, results: dict[str, pd.DataFrame], unit: str) -> list[str]:
+    """A line per cell on seat 0's edge; the range of lengths; degenerate cells."""
+    lines = [f"**{row.cell}**: {F.edge_words(row.edge, row.edge_lo, row.edge_hi, row.fair)}, over "
+             f"{row.decided:,} decided games: {F.verdict(row.edge_lo, row.edge_hi)}."
+             for row in edges.itertuples()]
+    short, long = lengths.loc[lengths["median"].idxmin()], lengths.loc[lengths["median"].idxmax()]
+    lines.append(f"Games last a median of {short['median']:g} {unit} ({short['cell']}) to {long['median']:g} "
+                 f"({long['cell']}); the 99th percentile reaches {lengths['p99'].max():g}.")
+    return lines + F.degenerate_lines(results, unit)

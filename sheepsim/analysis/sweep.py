@@ -9,8 +9,10 @@ settings is estimated from paired games.
 Best response to a field y: the set of x whose paired difference to the best x is
 not significantly below 0 (one-sided, Bonferroni over the candidates: multiple
 comparison with the best, rule 4), never a single argmax. A symmetric equilibrium
-candidate is a y that lies in the best-response set to itself. The winner of each
-best set is then re-run on fresh seeds (a different seed) to confirm it.
+candidate is a y that lies in the best-response set to itself. Each candidate's best
+set is then re-run against it on fresh seeds (a different seed); the candidate is a
+confirmed equilibrium only when it stays in its own best-response set there, and the
+follow-up (every seat at one setting) is played only at a confirmed equilibrium.
 """
 
 from __future__ import annotations
@@ -104,7 +106,33 @@ def best_set(wins: np.ndarray, confidence: float) -> tuple[int, np.ndarray]:
     return best, keep
 
 
-def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool) -> Path:
+@dataclass
+class Check:
+    """The fresh-seed check of one equilibrium candidate y: its best-response set is
+    re-run on new seeds against a field of y."""
+    field: float
+    candidates: list[float]
+    best: float                  # the fresh seeds' best response to y
+    rate: tuple[float, float, float]     # its win rate with the Wilson interval
+    kept: list[float]            # not significantly worse than it on the fresh seeds
+    gap: float                   # y's paired win-rate difference to the fresh best (<= 0)
+
+    @property
+    def confirmed(self) -> bool:
+        """y is still a best response to itself on fresh seeds: only then is it called a
+        confirmed equilibrium."""
+        return self.field in self.kept
+
+
+def follow_up_at(checks: list[Check]) -> Check | None:
+    """The confirmed equilibrium to play every seat at: the one closest to being its own
+    best response on fresh seeds (largest gap, 0 when it is the fresh best), the lower
+    setting on a tie; None when no candidate was confirmed."""
+    confirmed = [c for c in checks if c.confirmed]
+    return max(confirmed, key=lambda c: (c.gap, -c.field)) if confirmed else None
+
+
+def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, command: str = "") -> Path:
     from ..report import plots
     name = spec["name"]
     seed = int(spec["seed"])
@@ -114,85 +142,113 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool) -
     report = Report(spec.get("title", f"{game.title}: {p.policy} sweep"), {
         "game": game.name, "game_version": game.version,
         "rules": {n: game.make_rules(n, p.options).as_dict() for n in p.players},
-        "policies": [f"{p.policy}:{p.param}=x vs field {p.field_policy}:{p.param}=y"], "seed": seed,
-        "games": f"{p.games:,} per cell; {p.confirm_games:,} per confirmation (seed {seed + 1})",
-        "packages": versions(), "command": f"sheepsim run analyses/{name}.toml",
-    })
-    if spec.get("description"):
-        report.paragraph(spec["description"])
-    summary = []
+        "policies": [f"{p.policy}:{p.param}=x vs field {p.field_policy}:{p.param}=y"],
+        "seed": f"{seed} (every cell), {seed + 1} (fresh-seed checks), {seed + 2} (games at the equilibrium)",
+        "games": f"{p.games:,} per cell; {p.confirm_games:,} per fresh-seed check and per equilibrium follow-up",
+        "packages": versions(), "command": command,
+    }, description=spec.get("description"))
+    q = p.param
+    weak: dict[int, list[float]] = {}
     for n in p.players:
         rules = game.make_rules(n, p.options)
         wins = np.zeros((len(p.values), len(p.field_values), p.games), dtype=np.int8)
         for j, y in enumerate(p.field_values):
             if progress:
-                print(f"{name}: {n} players, field {p.param}={y:g} ...", file=sys.stderr, flush=True)
+                print(f"{name}: {n} players, field {q}={y:g} ...", file=sys.stderr, flush=True)
             for i, x in enumerate(p.values):
-                wins[i, j] = focal_wins(game, rules, _spec(game.name, p.policy, p.param, x),
-                                        _spec(game.name, p.field_policy, p.param, y), p.games, seed, threads)
+                wins[i, j] = focal_wins(game, rules, _spec(game.name, p.policy, q, x),
+                                        _spec(game.name, p.field_policy, q, y), p.games, seed, threads)
         rate = wins.mean(axis=2)
+        lo, hi = wilson_interval(wins.sum(axis=2), p.games)
+        keep = np.zeros(rate.shape, dtype=bool)
         rows = []
         for j, y in enumerate(p.field_values):
-            best, keep = best_set(wins[:, j, :], p.confidence)
-            rows.append({"field": y, "best": p.values[best], "best_rate": rate[best, j],
-                         "best_set": [p.values[i] for i in np.flatnonzero(keep)]})
+            best, keep[:, j] = best_set(wins[:, j, :], p.confidence)
+            rows.append({"field": y, "best": p.values[best], "best_rate": rate[best, j], "best_rate_lo": lo[best, j],
+                         "best_rate_hi": hi[best, j], "best_set": [p.values[i] for i in np.flatnonzero(keep[:, j])]})
         br = pd.DataFrame(rows)
         equilibria = [r["field"] for r in rows if r["field"] in r["best_set"]]
-        confirm, confirmed = _confirm(game, rules, p, br, equilibria, seed + 1, threads)
-        summary.append((n, equilibria, confirm))
+        checks = _confirm(game, rules, p, br, equilibria, seed + 1, threads)
+        at = follow_up_at(checks)
         report.heading(f"{n} players")
         if len(p.field_values) == 1:
             _single_field(report, p, n, wins[:, 0, :], figures, game)
         else:
+            marks = np.zeros(rate.shape, dtype=bool)
+            for c in checks:
+                if c.confirmed and c.field in p.values:
+                    marks[p.values.index(c.field), p.field_values.index(c.field)] = True
             heat = plots.heatmap(rate, p.values, p.field_values, figures / f"heatmap-{n}p.png",
-                                 f"{game.title}, {n} players: win rate of {p.policy}:{p.param}=x vs field "
-                                 f"{p.field_policy}:{p.param}=y (n={p.games:,} per cell)",
-                                 xlabel=f"field {p.param} (y)", ylabel=f"focal {p.param} (x)", fair=1 / n)
-            report.figure(heat, f"Win rate of one {p.policy}:{p.param}=x player against {n - 1} "
-                                f"{p.field_policy}:{p.param}=y players; the fair share is {1 / n:.1%}. "
-                                f"Each cell {p.games:,} games with the focal player rotated over the seats; "
-                                f"95% Wilson half-width at most {_halfwidth(p.games, n):.1%}.")
-        br_table = br.assign(best_set=br["best_set"].map(lambda s: ", ".join(f"{v:g}" for v in s)))
-        lo, hi = wilson_interval(np.round(br["best_rate"].to_numpy() * p.games), p.games)
-        br_table["best_rate_lo"], br_table["best_rate_hi"] = lo, hi
-        report.table(br_table[["field", "best", "best_rate", "best_rate_lo", "best_rate_hi", "best_set"]],
-                     caption=f"best response to each field: `best_set` holds every {p.param} not significantly "
-                             f"worse than the best at {p.confidence:.0%} (paired on common seeds, Bonferroni)")
-        report.paragraph(_equilibrium_text(p, n, equilibria, confirm))
-        if equilibria:
-            # play at an equilibrium that fresh seeds confirmed, if any
-            at = confirmed[0] if confirmed else equilibria[0]
-            _play_at(report, game, rules, _spec(game.name, p.field_policy, p.param, at),
-                     p.confirm_games, seed + 2, threads, figures, n)
-    report.heading("Summary", level=2)
-    report.paragraph("\n".join(f"- **{n} players**: symmetric equilibrium {p.param} in "
-                               f"{{{', '.join(f'{v:g}' for v in eq) or 'none found'}}}"
-                               + (f"; confirmed on fresh seeds: {c}" if c else "") for n, eq, c in summary))
+                                 f"{game.title}, {n} players: win rate of {p.policy}:{q}=x against a field of "
+                                 f"{p.field_policy}:{q}=y (n={p.games:,} per cell)",
+                                 xlabel=f"field {q} (y)", ylabel=f"focal {q} (x)", centre=1 / n, lo=lo, hi=hi,
+                                 outline=keep, outline_label="best-response set of the column",
+                                 marks=marks, marks_label="equilibrium confirmed on fresh seeds",
+                                 value_label=f"focal win rate (white: the fair {1 / n:.0%})")
+            report.figure(heat, f"Win rate of one {p.policy}:{q}=x player against {n - 1} "
+                                f"{p.field_policy}:{q}=y players; white is the fair {1 / n:.1%} and so is every "
+                                f"cell whose 95% interval holds it. Boxed: each field's best-response set; star: "
+                                f"an equilibrium confirmed on fresh seeds. Each cell {p.games:,} games with the "
+                                f"focal player rotated over the seats.")
+        report.table(br.assign(best_set=br["best_set"].map(lambda v: ", ".join(f"{x:g}" for x in v))),
+                     headers={"field": f"field {q}", "best": f"best {q}", "best_rate": "its win rate",
+                              "best_set": f"best-response set ({q} not significantly worse)"},
+                     caption=f"best response to each field: every {q} not significantly worse than the best at "
+                             f"{p.confidence:.0%} (paired on common seeds, Bonferroni)")
+        if checks:
+            report.heading(f"Fresh-seed check, {n} players", level=3)
+            report.table(pd.DataFrame([{
+                "field": c.field, "candidates": ", ".join(f"{x:g}" for x in c.candidates), "best": c.best,
+                "best_rate": c.rate[0], "best_rate_lo": c.rate[1], "best_rate_hi": c.rate[2],
+                "kept": ", ".join(f"{x:g}" for x in c.kept), "gap": c.gap, "confirmed": c.confirmed}
+                for c in checks]), points=["gap"],
+                headers={"field": f"field {q}", "candidates": "re-run", "best": f"fresh best {q}",
+                         "best_rate": "its win rate", "kept": "fresh best-response set",
+                         "gap": "field's gap to the fresh best (points)", "confirmed": "confirmed"},
+                caption=f"each candidate's best-response set re-run on {p.confirm_games:,} fresh games; a candidate "
+                        f"is confirmed only when it stays in its own best-response set")
+        report.findings([_equilibrium_text(p, n, br, equilibria, checks, at)])
+        weak[n] = _degenerate_fields(p, n, br)
+        if at is not None:
+            line = _play_at(report, game, rules, _spec(game.name, p.field_policy, q, at.field),
+                            p.confirm_games, seed + 2, threads, figures, n, at)
+            report.findings([line])
+    report.findings(_degenerate_text(p, weak))
     return report.write(reports / f"{name}.md")
 
 
-def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, threads, figures: Path, n: int) -> None:
-    """Seat advantage, game length and capped games when every seat plays `spec`."""
+def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, threads, figures: Path, n: int,
+             at: Check) -> str:
+    """Seat advantage, game length and capped games when every seat plays `spec`; the
+    findings line it returns says the same in one sentence."""
+    from ..policies import seat_specs
+    from ..report import findings as F
     from ..report import plots
     from . import tables as T
-    from ..policies import seat_specs
+    unit = game.turn_unit
     df = simulate(game, rules, seat_specs(game.name, [spec], n), games, seed, threads).results
     seats = T.seat_table(df)
     edge = T.seat0_edge(df)
     length = T.length_table(df).iloc[0]
-    capped = df["capped"].sum()
-    clo, chi = wilson_interval(int(capped), len(df))
+    capped = share_capped = ""
+    if length["capped"]:
+        share_capped = F.share(length["capped_rate"], length["capped_rate_lo"], length["capped_rate_hi"])
+        capped = f"; {share_capped} of games hit the turn cap"
+    text = (f"{F.edge_words(edge['edge'], edge['edge_lo'], edge['edge_hi'], 1 / n)} ({len(df):,} games). Games "
+            f"last {length['mean']:.1f} {unit} on average (median {length['median']:.0f}, 90th percentile "
+            f"{length['p90']:.0f}, 99th {length['p99']:.0f})" +
+            (f" with {df['draws'].mean():.1f} blind draws" if "draws" in df else "") + (capped or
+            "; no game hit the turn cap") + ".")
     report.heading(f"{n} players, every seat playing {spec}", level=3)
-    report.paragraph(
-        f"Seat 0 wins {format_interval(100 * edge['edge'], 100 * edge['edge_lo'], 100 * edge['edge_hi'], floatfmt='+.1f')}"
-        f" percentage points more often than the fair {1 / n:.1%} ({len(df):,} games, seed {seed}). "
-        f"Games last {length['mean']:.1f} turns on average (median {length['median']:g}, p90 {length['p90']:g}, "
-        f"p99 {length['p99']:g})" + (f" and {df['draws'].mean():.1f} blind draws" if "draws" in df else "") +
-        f"; {format_interval(capped / len(df), clo, chi, percent=True)} of games hit the turn cap.")
+    report.paragraph(f"Played at {spec}, the confirmed equilibrium closest to being its own best response on "
+                     f"fresh seeds. " + text[0].upper() + text[1:])
     report.table(seats[["seat", "decided", "wins", "win_rate", "win_rate_lo", "win_rate_hi"]])
     report.figure(plots.length_plot({f"{n}p {spec}": df}, figures / f"length-{n}p.png",
-                                    f"{game.title}: game length, {n} players, {spec}"),
-                  f"Cumulative share of games by length (turns), {n} players, every seat {spec}.")
+                                    f"{game.title}: game length, {n} players, {spec}", unit),
+                  f"Cumulative share of games by length ({unit}), {n} players, every seat {spec}, cut at the "
+                  f"99th percentile.")
+    return (f"**{n} players, every seat at {spec}**: {text}" +
+            (" Those games' lengths and results are the cap's, not the game's." if capped else ""))
 
 
 def _single_field(report: Report, p: Plan, n: int, wins: np.ndarray, figures: Path, game) -> None:
@@ -204,51 +260,93 @@ def _single_field(report: Report, p: Plan, n: int, wins: np.ndarray, figures: Pa
     best, keep = best_set(wins, p.confidence)
     gap = [(wins[i].astype(float) - wins[best]).mean() for i in range(len(p.values))]
     table = pd.DataFrame({p.param: p.values, "win_rate": rate, "win_rate_lo": lo, "win_rate_hi": hi,
-                          "paired_gap_to_best": gap, "in_best_set": keep})
+                          "gap": gap, "in_best_set": keep})
     report.figure(plots.sweep_plot(p.values, rate, lo, hi, keep, figures / f"sweep-{n}p.png",
                                    f"{game.title}: {p.policy}:{p.param}=x against {p.field_policy}:{p.param}={y:g}"
                                    f" (n={wins.shape[1]:,} per point)", f"{p.param} (x)", fair=1 / n),
                   f"Win rate of {p.policy}:{p.param}=x against {p.field_policy}:{p.param}={y:g}; circled: the "
                   f"settings not significantly worse than the best.")
-    report.table(table, caption="paired_gap_to_best: mean per-game difference to the best setting on the same "
-                                "seeds (common random numbers)")
+    report.table(table, points=["gap"], headers={"gap": "gap to the best (points)", "in_best_set": "in the best set"},
+                 caption="gap to the best: mean per-game difference in win rate to the best setting on the same "
+                         "seeds (common random numbers), in percentage points")
 
 
-def _halfwidth(games: int, n: int) -> float:
-    lo, hi = wilson_interval(round(games / n), games)
-    return (hi - lo) / 2
-
-
-def _confirm(game, rules, p: Plan, br: pd.DataFrame, equilibria: list[float], seed: int,
-             threads) -> tuple[str, list[float]]:
-    """Re-run the best set against each equilibrium field on fresh seeds; returns the
-    text and the fields that stay in their own best set there."""
-    parts = []
-    confirmed = []
+def _confirm(game, rules, p: Plan, br: pd.DataFrame, equilibria: list[float], seed: int, threads) -> list[Check]:
+    """Re-run the best set against each equilibrium field on fresh seeds."""
+    checks = []
     for y in equilibria:
         cands = br.loc[br["field"] == y, "best_set"].iloc[0]
         wins = np.stack([focal_wins(game, rules, _spec(game.name, p.policy, p.param, x),
                                     _spec(game.name, p.field_policy, p.param, y), p.confirm_games, seed, threads)
                          for x in cands])
         best, keep = best_set(wins, p.confidence)
-        rate = wins.mean(axis=1)
         lo, hi = wilson_interval(int(wins[best].sum()), wins.shape[1])
-        if any(cands[i] == y for i in np.flatnonzero(keep)):
-            confirmed.append(y)
-        parts.append(f"against field {y:g}: best {cands[best]:g} "
-                     f"({format_interval(rate[best], lo, hi, percent=True)}), "
-                     f"set {{{', '.join(f'{cands[i]:g}' for i in np.flatnonzero(keep))}}}")
-    return "; ".join(parts), confirmed
+        own = cands.index(y)
+        checks.append(Check(y, list(cands), cands[best], (float(wins[best].mean()), lo, hi),
+                            [cands[i] for i in np.flatnonzero(keep)],
+                            float((wins[own].astype(float) - wins[best]).mean())))
+    return checks
 
 
-def _equilibrium_text(p: Plan, n: int, equilibria: list[float], confirm: str) -> str:
+def _values(vs) -> str:
+    vs = list(vs)
+    return ", ".join(f"{v:g}" for v in vs[:-1]) + (" and " if len(vs) > 1 else "") + f"{vs[-1]:g}" if vs else ""
+
+
+def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float], checks: list[Check],
+                      at: Check | None) -> str:
+    q = p.param
+    head = f"**{n} players**: "
+    if len(p.field_values) == 1:
+        row = br.iloc[0]
+        head += (f"against {p.field_policy}:{q}={row['field']:g} the best {q} is {row['best']:g}, winning "
+                 f"{format_interval(row['best_rate'], row['best_rate_lo'], row['best_rate_hi'], percent=True)}; "
+                 f"every {q} in {{{', '.join(f'{v:g}' for v in row['best_set'])}}} is not significantly worse "
+                 f"(at {p.confidence:.0%}). ")
+        if not equilibria:
+            return head + f"{q} = {row['field']:g} is not in that set, so it is not a best response to itself."
     if not equilibria:
-        return (f"No {p.param} in this grid is a best response to itself with {n} players: the symmetric "
-                f"equilibrium lies outside the grid or the sets are too tight to include it.")
-    text = (f"Symmetric equilibrium candidates ({p.param} that is in its own best-response set): "
-            f"{', '.join(f'{v:g}' for v in equilibria)}.")
-    edges = {min(p.field_values), max(p.field_values)} & set(equilibria)
+        return head + (f"no {q} in this grid is a best response to itself: the symmetric equilibrium lies outside "
+                       f"the grid, or the sets are too tight to include it.")
+    confirmed = [c for c in checks if c.confirmed]
+    text = (f"{'the candidate' if len(equilibria) == 1 else 'candidates'} for a symmetric equilibrium "
+            f"({q} in its own best-response set on the sweep's seeds): {_values(equilibria)}. ")
+    failed = [c for c in checks if not c.confirmed]
+    if confirmed:
+        text += (f"Fresh seeds confirm {_values(c.field for c in confirmed)}"
+                 f"{'' if len(confirmed) == 1 else ' (each stays in its own best-response set)'}; ")
+    else:
+        text += f"Fresh seeds confirm {'none of them' if len(failed) > 1 else 'no candidate'}: "
+    if failed:
+        text += "; ".join(f"{c.field:g} is not confirmed (against a field of {c.field:g}, {q} = {c.best:g} "
+                                 f"beats it on fresh seeds)" for c in failed)
+    text = text.rstrip(":; ") + ". "
+    if at is not None:
+        text += (f"The follow-up below plays every seat at {q} = {at.field:g}"
+                 + (" (on fresh seeds the best response to itself)." if at.best == at.field else
+                    f" (the confirmed candidate closest to its own best response: {q} = {at.best:g} is best against "
+                    f"it on fresh seeds, but not significantly better)."))
+    else:
+        text += (f"With no confirmed equilibrium no follow-up is played: rerun with a larger --scale for "
+                 f"tighter sets.")
+    edges = {min(p.field_values), max(p.field_values)} & {c.field for c in confirmed}
     if edges:
-        text += (f" **{', '.join(f'{v:g}' for v in sorted(edges))} lies on the edge of the grid: widen the grid "
-                 f"before trusting it.**")
-    return text + (f" Fresh-seed confirmation: {confirm}." if confirm else "")
+        text += f" **{_values(sorted(edges))} lies on the edge of the grid: widen the grid before trusting it.**"
+    return head + text
+
+
+def _degenerate_fields(p: Plan, n: int, br: pd.DataFrame) -> list[float]:
+    """Fields so weak that their best response (almost) always wins: degenerate cells."""
+    from ..report.findings import ALWAYS
+    return list(br.loc[br["best_rate"] >= ALWAYS, "field"])
+
+
+def _degenerate_text(p: Plan, weak: dict[int, list[float]]) -> list[str]:
+    """One line per distinct set of degenerate fields, naming the player counts."""
+    groups: dict[tuple, list[int]] = {}
+    for n, fields in weak.items():
+        if fields:
+            groups.setdefault(tuple(fields), []).append(n)
+    return [f"**Degenerate cells** ({_values(ns)} players): against a field of {p.param} = {_values(fields)} "
+            f"the best response wins (nearly) every game, so such a field is never worth playing."
+            for fields, ns in groups.items()]

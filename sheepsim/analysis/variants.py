@@ -20,6 +20,7 @@ import pandas as pd
 from ..errors import SheepsimError
 from ..games import get_game
 from ..policies import seat_specs
+from ..report import findings as F
 from ..report.markdown import Report
 from ..runner import simulate, versions
 from . import tables as T
@@ -54,21 +55,20 @@ def plan(spec: dict[str, Any], scale: float) -> dict[str, Any]:
             "games": max(1, round(spec.get("games", 10_000) * scale))}
 
 
-def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, progress: bool) -> Path:
+def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, progress: bool,
+        command: str = "") -> Path:
     from ..report import plots
     game, name, seed = plan["game"], spec["name"], int(spec["seed"])
+    unit = game.turn_unit
     figures = (reports / name).absolute()
     figures.mkdir(parents=True, exist_ok=True)
     report = Report(spec.get("title", f"{game.title}: rule variants"), {
         "game": game.name, "game_version": game.version,
         "rules": {"baseline options": plan["base"], "variants": plan["variants"]},
         "policies": {n: _policy_for(spec, n) for n in plan["players"]}, "seed": seed,
-        "games": f"{plan['games']:,} per variant and player count", "packages": versions(),
-        "command": f"sheepsim run analyses/{name}.toml",
-    })
-    if spec.get("description"):
-        report.paragraph(spec["description"])
-    rows = []
+        "games": f"{plan['games']:,} per variant and player count", "packages": versions(), "command": command,
+    }, description=spec.get("description"))
+    rows, odd = [], {}
     for n in plan["players"]:
         policy = _policy_for(spec, n)
         results = {}
@@ -93,19 +93,61 @@ def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, prog
                          "turns_change_lo": d.mean() - 1.96 * se, "turns_change_hi": d.mean() + 1.96 * se,
                          "p": _p_value(d.mean(), se) if vname != baseline else np.nan,
                          "capped_rate": capped / len(df), "capped_rate_lo": clo, "capped_rate_hi": chi})
+        odd.update({f"{n}p {vname}": df for vname, df in results.items() if F.oddities(df, unit)})
     table = pd.DataFrame(rows)
+    table["p_holm_value"] = _holm(table)
     # a p-value that underflows is "tiny", never "0"
-    table["p_holm"] = [("n/a" if np.isnan(v) else f"{v:.3g}" if v > 1e-300 else "< 1e-300") for v in _holm(table)]
+    table["p_holm"] = [("n/a" if np.isnan(v) else f"{v:.3g}" if v > 1e-300 else "< 1e-300")
+                       for v in table["p_holm_value"]]
+    baseline = next(iter(plan["variants"]))
+    report.findings(_findings(table, baseline, unit) + F.degenerate_lines(odd, unit))
     report.heading("Seat balance, length and capped games by variant")
     report.table(table[["players", "variant", "policy", "games", "edge", "edge_lo", "edge_hi", "mean_turns",
                         "turns_change", "turns_change_lo", "turns_change_hi", "p_holm", "capped_rate",
-                        "capped_rate_lo", "capped_rate_hi"]], percent=["edge", "capped_rate"],
-                 caption="edge: seat 0 win rate minus 1/P (95% Wilson); turns_change: mean paired change in "
-                         f"turns against `{next(iter(plan['variants']))}` on the same seeds (95% CI); p_holm: "
-                         "Holm-adjusted p-value of that change")
-    report.figure(plots.variant_plot(table, figures / "variants.png", f"{game.title}: what each variant changes"),
-                  "Change in mean game length (paired, 95% CI) and seat-0 edge (95% Wilson) per variant.")
+                        "capped_rate_lo", "capped_rate_hi"]], points=["edge"],
+                 headers={"mean_turns": f"mean {unit}", "turns_change": f"change in {unit}",
+                          "p_holm": "p (Holm)"},
+                 caption=f"seat-0 edge: seat 0's win rate minus 1/P in percentage points (95% Wilson); change in "
+                         f"{unit}: mean paired change against `{baseline}` on the same seeds (95% CI); p (Holm): "
+                         f"the Holm-adjusted p-value of that change")
+    report.figure(plots.variant_plot(table, figures / "variants.png", f"{game.title}: what each variant changes",
+                                     unit),
+                  f"Change in mean game length ({unit}, paired, 95% CI) and seat-0 edge (points, 95% Wilson) per "
+                  f"variant.")
     return report.write(reports / f"{name}.md")
+
+
+def _findings(table: pd.DataFrame, baseline: str, unit: str, alpha: float = 0.05) -> list[str]:
+    """Per player count: what lengthens or shortens the game (Holm-significant), which
+    variant moves seat 0 off its fair share, and capped games."""
+    lines = []
+    for n, t in table.groupby("players", sort=False):
+        parts = []
+        others = t[t["variant"] != baseline]
+        changed = others[others["p_holm_value"] < alpha]
+        for word, part in (("lengthens", changed[changed["turns_change"] > 0]),
+                           ("shortens", changed[changed["turns_change"] < 0])):
+            for r in part.itertuples():
+                a, b = sorted((abs(r.turns_change_lo), abs(r.turns_change_hi)))
+                parts.append(f"`{r.variant}` {word} games by {abs(r.turns_change):.2f} [{a:.2f}, {b:.2f}] {unit}")
+        same = others[~(others["p_holm_value"] < alpha)]
+        if not same.empty:
+            names = ", ".join(f"`{v}`" for v in same["variant"])
+            parts.append(f"{names} change{'s' if len(same) == 1 else ''} the length by no significant amount "
+                         f"(Holm, {alpha:.0%})")
+        tilted = t[(t["edge_lo"] > 0) | (t["edge_hi"] < 0)]
+        if tilted.empty:
+            parts.append("seat 0's edge is within noise in every variant (each interval holds 0)")
+        else:
+            parts.append("; ".join(f"with `{r.variant}` {F.edge_words(r.edge, r.edge_lo, r.edge_hi)}"
+                                   for r in tilted.itertuples()) + F.chance_note(len(tilted), len(t)))
+        capped = t[t["capped_rate"] > 0]
+        if not capped.empty:
+            parts.append("games hit the turn cap in " + ", ".join(
+                f"`{r.variant}` ({F.share(r.capped_rate, r.capped_rate_lo, r.capped_rate_hi)})"
+                for r in capped.itertuples()))
+        lines.append(f"**{n} players** ({t['policy'].iloc[0]}): " + "; ".join(parts) + ".")
+    return lines
 
 
 def _p_value(mean: float, se: float) -> float:

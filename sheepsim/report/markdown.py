@@ -1,11 +1,21 @@
 """Markdown rendering of analysis tables and whole reports.
 
 Tables follow the analysis.tables convention: a column X with X_lo and X_hi beside
-it renders as one cell "X [lo, hi]", and proportions (columns ending in _rate) as
-percentages, e.g. "51.2% [50.3, 52.1]". No tabulate dependency: the format is small.
+it renders as one cell "X [lo, hi]". Each quantity has one number format, chosen per
+column so that every row reads alike:
 
-Reports end with a provenance block (guide rule 7: game version, rules, policies,
-seeds, games, package versions) so every number can be regenerated exactly.
+    shares (columns ending in _rate, or named in `percent`)   51.2% [50.3, 52.1]
+    differences of shares (named in `points`)                 +2.6 [+2.5, +2.7]  (percentage points)
+    other numbers                                             the same decimals down the column,
+                                                              enough to show the interval
+    counts                                                    1,000,000
+
+and a number that rounds to zero never carries a sign ("-0.0" reads as a direction).
+No tabulate dependency: the format is small.
+
+A report opens with its title, a description and its findings in words, and ends with
+a provenance block (guide rule 7: game version, rules, policies, seeds, games, the exact
+command, package versions) so every number can be regenerated exactly.
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,25 +34,60 @@ import pandas as pd
 from ..fileio import write_atomic
 
 PROVENANCE_KEYS = ("game", "game_version", "rules", "policies", "seed", "games", "packages")
+MOST_DECIMALS = 4
+# readable names for the analysis.tables columns, used by every report table; a table
+# passes its own `headers` for the rest (or to override these)
+HEADERS = {
+    "win_rate": "win rate", "fair_rate": "fair share", "shared": "shared wins", "draw_rate": "no sole winner",
+    "edge": "seat-0 edge (points)", "chi2_p": "chi-square p (equal seats)", "capped_rate": "capped games",
+    "capped": "capped games", "median": "median", "q25": "25th pct", "q75": "75th pct", "p90": "90th pct",
+    "p99": "99th pct", "iqr": "IQR", "zero_margin": "tied top score", "zero_margin_rate": "share tied",
+    "tiebreak": "decided by tie-break", "tiebreak_rate": "share by tie-break", "shared_rate": "share shared",
+}
 
 
 def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    return value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
 
 
-def _number(value: Any, floatfmt: str, percent: bool, percent_digits: int) -> str:
+def unsigned_zero(text: str) -> str:
+    """'-0.0' and '+0.0' read as a direction the data does not have: print '0.0'."""
+    return text.lstrip("+-") if text.lstrip("+-").replace("0", "").replace(".", "") == "" else text
+
+
+def decimals(values: Any, halfwidths: Any = None, significant: int = 3) -> int:
+    """Decimals for one column: `significant` digits of its largest value, and at least
+    the first digit of its typical interval half-width (so an interval is never shown
+    as [x, x] while it has width); 0 for a column of whole numbers."""
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    hw = np.asarray([] if halfwidths is None else halfwidths, dtype=float)
+    hw = hw[np.isfinite(hw) & (hw > 0)]
+    if x.size == 0 or (np.all(x == np.round(x)) and hw.size == 0):
+        return 0
+    top = np.abs(x).max()
+    d = significant - 1 - math.floor(math.log10(top)) if top > 0 else 0
+    if hw.size:
+        d = max(d, -math.floor(math.log10(float(np.median(hw)))))
+    return int(min(max(d, 0), MOST_DECIMALS))
+
+
+def _number(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool = False) -> str:
     if _is_missing(value):
         return "n/a"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    sign = "+" if signed else ""
     if percent:
-        return f"{100.0 * value:.{percent_digits}f}"
-    if isinstance(value, (bool, np.bool_, int, np.integer)):
-        return str(value)
-    return format(value, floatfmt)
+        return unsigned_zero(f"{100.0 * value:{sign}.{percent_digits}f}")
+    if isinstance(value, (int, np.integer)):
+        return f"{value:{sign},}"
+    return unsigned_zero(format(value, sign + floatfmt))
 
 
-def _value(value: Any, floatfmt: str, percent: bool, percent_digits: int) -> str:
-    text = _number(value, floatfmt, percent, percent_digits)
-    return text + "%" if percent and text != "n/a" else text
+def _value(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool = False) -> str:
+    text = _number(value, floatfmt, percent, percent_digits, signed)
+    return text + "%" if percent and not signed and text != "n/a" else text
 
 
 def format_interval(
@@ -52,54 +97,75 @@ def format_interval(
     percent: bool = False,
     floatfmt: str = ".4g",
     percent_digits: int = 1,
+    signed: bool = False,
 ) -> str:
-    """'value [lo, hi]', or '51.2% [50.3, 52.1]' for a proportion; for tables and prose."""
-    head = _value(value, floatfmt, percent, percent_digits)
+    """'value [lo, hi]', '51.2% [50.3, 52.1]' for a share, or '+2.6 [+2.5, +2.7]' for a
+    difference of shares in percentage points (percent and signed); for tables and prose."""
+    head = _value(value, floatfmt, percent, percent_digits, signed)
     if _is_missing(lo) or _is_missing(hi):
         return head
-    bounds = (_number(b, floatfmt, percent, percent_digits) for b in (lo, hi))
+    bounds = (_number(b, floatfmt, percent, percent_digits, signed) for b in (lo, hi))
     return f"{head} [{', '.join(bounds)}]"
 
 
-def _cell(value: Any, floatfmt: str, percent: bool, percent_digits: int) -> str:
+def _cell(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool) -> str:
     if isinstance(value, (float, int, np.number, bool, np.bool_)) or value is None:
-        return _value(value, floatfmt, percent, percent_digits)
+        return _value(value, floatfmt, percent, percent_digits, signed)
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
 def table_to_markdown(
     df: pd.DataFrame,
-    floatfmt: str = ".4g",
+    floatfmt: str | None = None,
     percent: Iterable[str] | None = None,
     percent_digits: int = 1,
     headers: Mapping[str, str] | None = None,
+    points: Iterable[str] = (),
 ) -> str:
     """A GitHub-flavoured Markdown table; X, X_lo, X_hi collapse into 'X [lo, hi]'.
 
-    percent names the proportion columns (default: those ending in _rate); headers
-    renames columns for display ({column: header}).
+    percent names the share columns (default: those ending in _rate), points the
+    differences of shares (signed percentage points); headers renames columns for
+    display ({column: header}). floatfmt forces one format on every other float column
+    (default: decimals chosen per column).
     """
     columns = [str(c) for c in df.columns]
     if percent is None:
         percent = [c for c in columns if c.endswith("_rate")]
-    as_percent = set(percent)
+    as_points = set(points)
+    as_percent = set(percent) | as_points
     ranged = {c for c in columns if f"{c}_lo" in columns and f"{c}_hi" in columns}
     bounds = {f"{c}_{end}" for c in ranged for end in ("lo", "hi")}
     shown = [c for c in columns if c not in bounds]
-
-    def render(row: Mapping[str, Any], column: str) -> str:
-        pct = column in as_percent
-        if column in ranged:
-            return format_interval(
-                row[column], row[f"{column}_lo"], row[f"{column}_hi"], pct, floatfmt, percent_digits
-            )
-        return _cell(row[column], floatfmt, pct, percent_digits)
-
     frame = df.set_axis(columns, axis=1)
+
+    def fmt(column: str) -> str:
+        if floatfmt is not None:
+            return floatfmt
+        values = pd.to_numeric(frame[column], errors="coerce")
+        half = None
+        if column in ranged:
+            lo, hi = (pd.to_numeric(frame[f"{column}_{end}"]) for end in ("lo", "hi"))
+            whole = pd.concat([values, lo, hi]).dropna()
+            if (whole == whole.round()).all():       # quantiles of counts: "17 [16, 17]"
+                return ".0f"
+            half = (hi - lo) / 2
+        return f".{decimals(values, half)}f"
+
     numeric = {
         c for c in shown
         if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
     }
+    formats = {c: fmt(c) for c in numeric if pd.api.types.is_float_dtype(frame[c])}
+
+    def render(row: Mapping[str, Any], column: str) -> str:
+        pct, signed = column in as_percent, column in as_points
+        f = formats.get(column, ".4g")
+        if column in ranged:
+            return format_interval(row[column], row[f"{column}_lo"], row[f"{column}_hi"], pct, f,
+                                   percent_digits, signed)
+        return _cell(row[column], f, pct, percent_digits, signed)
+
     aligns = ["---:" if c in numeric else "---" for c in shown]
     names = [(headers or {}).get(c, c) for c in shown]
     lines = ["| " + " | ".join(names) + " |", "|" + "|".join(aligns) + "|"]
@@ -134,16 +200,25 @@ class _Figure:
 
 
 class Report:
-    """Collects sections in order and writes one Markdown file with provenance."""
+    """Collects sections in order and writes one Markdown file: title, description,
+    findings (in words, first: what a designer reads), the sections, provenance."""
 
-    def __init__(self, title: str, provenance: Mapping[str, Any]) -> None:
+    def __init__(self, title: str, provenance: Mapping[str, Any], description: str | None = None) -> None:
         missing = [key for key in PROVENANCE_KEYS if key not in provenance]
         if missing:
             required = list(PROVENANCE_KEYS)
             raise ValueError(f"provenance is missing {missing}; a report must name all of {required}")
         self.title = title
         self.provenance = dict(provenance)
+        self.description = description
+        self._findings: list[str] = []
         self._sections: list[str | _Figure] = []
+
+    def findings(self, lines: Sequence[str]) -> Report:
+        """The report's findings, one bullet each; rendered right after the description
+        whenever they are added (they are known only once the games are played)."""
+        self._findings.extend(lines)
+        return self
 
     def heading(self, text: str, level: int = 2) -> Report:
         if not 2 <= level <= 6:
@@ -159,10 +234,13 @@ class Report:
         self,
         df: pd.DataFrame,
         caption: str | None = None,
-        floatfmt: str = ".4g",
+        floatfmt: str | None = None,
         percent: Iterable[str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        points: Iterable[str] = (),
     ) -> Report:
-        text = table_to_markdown(df, floatfmt=floatfmt, percent=percent)
+        text = table_to_markdown(df, floatfmt=floatfmt, percent=percent, headers={**HEADERS, **(headers or {})},
+                                 points=points)
         self._sections.append(text if caption is None else f"{text}\n*{caption}*\n")
         return self
 
@@ -174,6 +252,10 @@ class Report:
     def render(self, base: str | os.PathLike[str] | None = None) -> str:
         """The Markdown text; base is the report's folder, for relative figure links."""
         parts = [f"# {self.title}\n"]
+        if self.description:
+            parts.append(self.description.strip() + "\n")
+        if self._findings:
+            parts.append("## Findings\n\n" + "".join(f"- {line}\n" for line in self._findings))
         for section in self._sections:
             if isinstance(section, _Figure):
                 target = section.path

@@ -4,27 +4,41 @@ Figures are built on matplotlib's object API with an explicit Agg canvas: no pyp
 global state, no display needed, safe on a headless worker. Each function takes
 {label: data} (e.g. {"2p random": ...}), writes the file atomically and returns the
 path; the caller's title should name the policies (guide rule 1).
+
+What every figure keeps to: no colour twice in one legend (`colours`); interval
+whiskers drawn over small markers so that they stay visible; diverging colour scales
+centred on the fair value and never narrower than the data's own intervals, so that
+noise is not painted as signal; cell text black or white by the cell's luminance.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
-from collections.abc import Mapping
+import re
+import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
-from matplotlib.ticker import PercentFormatter
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from sheepsim.analysis.tables import game_margins, num_players
-from sheepsim.report.markdown import write_atomic
+from sheepsim.report.markdown import decimals, unsigned_zero, write_atomic
 
 WIDTH = 6.4  # inches: fits a Markdown page column at dpi 120
 DPI = 120
+TITLE_CHARS = 72  # a title wraps here so it is never clipped at WIDTH
+MARKER = dict(fmt="o", markersize=3.5, capsize=3, elinewidth=1.4)  # whiskers wider than the dot
 
 
 def _figure(height: float, ncols: int = 1) -> tuple[Figure, list[Axes]]:
@@ -41,134 +55,287 @@ def _save(fig: Figure, path: str | os.PathLike[str]) -> Path:
     return write_atomic(target, buffer.getvalue())
 
 
+def _title(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, TITLE_CHARS))
+
+
+def colours(n: int) -> list:
+    """n colours, none repeated: tab10 up to 10, tab20 up to 20, then a sampled viridis
+    (matplotlib's default cycle repeats after 10, so the 11th line looked like the 1st)."""
+    if n <= 10:
+        return [colormaps["tab10"](i) for i in range(n)]
+    if n <= 20:
+        return [colormaps["tab20"](i) for i in range(n)]
+    return [colormaps["viridis"](x) for x in np.linspace(0, 1, n)]
+
+
+def text_colour(rgba: Sequence[float]) -> str:
+    """Black or white, whichever contrasts more with a cell of this colour (WCAG
+    relative luminance; the two contrasts are equal at a luminance of about 0.179)."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(float(c)) for c in rgba[:3])
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 else "white"
+
+
+def _points(x: float, digits: int) -> str:
+    return unsigned_zero(f"{100 * x:+.{digits}f}")
+
+
 def forest_plot(
     seat_tables: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str
 ) -> Path:
-    """Win rate per seat with Wilson error bars, one group per label, each with its 1/P line."""
+    """Each seat's win rate minus its fair 1/P, in percentage points, with Wilson whiskers.
+
+    On the edge scale every cell shares one axis centred on 0, so a 0.2-point interval
+    is visible beside a 2-point edge (on the raw win rate, 50% and 17% cells stretch the
+    axis until the whiskers vanish inside the markers)."""
     rows = sum(len(t) for t in seat_tables.values()) + len(seat_tables)
     fig, (ax,) = _figure(1.2 + 0.28 * rows)
     ticks: list[float] = []
     names: list[str] = []
     top = 0.0
-    for label, table in seat_tables.items():
+    for colour, (label, table) in zip(colours(len(seat_tables)), seat_tables.items()):
         y = top + np.arange(len(table))
-        rate = table["win_rate"].to_numpy()
-        err = np.vstack([rate - table["win_rate_lo"], table["win_rate_hi"] - rate])
+        fair = table["fair_rate"].to_numpy()
+        edge = table["win_rate"].to_numpy() - fair
+        err = np.vstack([table["win_rate"] - table["win_rate_lo"], table["win_rate_hi"] - table["win_rate"]])
         decided = int(table["decided"].iloc[0])
-        ax.errorbar(rate, y, xerr=err, fmt="o", capsize=3, label=f"{label} (n={decided:,} decided)")
-        fair = table["fair_rate"].iloc[0]
-        ax.vlines(fair, y[0] - 0.4, y[-1] + 0.4, colors="grey", linestyles="--")
+        ax.errorbar(edge, y, xerr=err, color=colour, **MARKER)
         ticks.extend(y)
-        names.extend(f"{label}: seat {seat}" for seat in table["seat"])
+        names.extend([f"{label} (n={decided:,}): seat {table['seat'].iloc[0]}"] +
+                     [f"seat {seat}" for seat in table["seat"].iloc[1:]])
         top += len(table) + 1
-    ax.set_yticks(ticks, names)
+    ax.axvline(0, color="grey", linestyle="--", linewidth=0.8)
+    ax.set_yticks(ticks, names, fontsize="small")
     ax.invert_yaxis()
-    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_xlabel("win rate of decided games (95% Wilson CI; dashed: fair 1/P)")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _points(x, 1)))
+    ax.set_xlabel("win rate minus the fair 1/P (points; decided games, 95% Wilson)", fontsize="small")
+    ax.set_title(_title(title))
     return _save(fig, path)
 
 
-def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
-    """ECDF of game length per label: quantiles and the tail read straight off it."""
-    fig, (ax,) = _figure(3.6)
-    for label, df in dfs.items():
+def _legend(fig: Figure, ax: Axes, n: int) -> None:
+    """Inside the axes for a few entries; below them, in columns, for many (a dozen
+    entries inside covered the lines)."""
+    if n <= 6:
+        ax.legend(fontsize="small")
+    else:
+        fig.legend(loc="outside lower center", ncols=3, fontsize="x-small")
+
+
+def _tall(n: int) -> float:
+    """Figure height for a plot whose legend of n entries goes below it."""
+    return 3.6 if n <= 6 else 3.6 + 0.16 * math.ceil(n / 3)
+
+
+def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str,
+                unit: str = "turns") -> Path:
+    """ECDF of game length per label, cut at the 99th percentile of the finished games
+    shown: the body of the distribution is what a designer reads, and a turn cap far out
+    (500 turns) would squash it into the left edge. The cut, the share beyond it and the
+    share stopped by the cap are named on the axis."""
+    fig, (ax,) = _figure(_tall(len(dfs)))
+    everything = np.concatenate([df["turns"].to_numpy() for df in dfs.values()])
+    capped = np.concatenate([df["capped"].to_numpy(bool) for df in dfs.values()])
+    # the cut is taken over the games that finished: with 4% of games at a cap of 500
+    # turns the 99th percentile of all games would be the cap itself
+    finished = everything[~capped] if (~capped).any() else everything
+    cut = float(np.quantile(finished, 0.99)) if finished.size else 1.0
+    for colour, (label, df) in zip(colours(len(dfs)), dfs.items()):
         turns, counts = np.unique(df["turns"].to_numpy(), return_counts=True)
         share = np.cumsum(counts) / counts.sum()
-        ax.step(turns, share, where="post", label=f"{label} (n={len(df):,})")
+        ax.step(turns, share, where="post", color=colour, label=f"{label} (n={len(df):,})")
+    beyond = float((everything > cut).mean()) if everything.size else 0.0
+    low = float(everything.min()) if everything.size else 0.0
+    ax.set_xlim(low - 0.5, cut + 0.5)
+    at_cap = f", {capped.mean():.1%} stopped by the turn cap" if capped.any() else ""
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_xlabel("turns")
+    ax.set_xlabel(f"{unit} (cut at {cut:g}, the 99th percentile of finished games; {beyond:.1%} of games are "
+                  f"longer{at_cap})", fontsize="small")
     ax.set_ylabel("share of games at most this long")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
+    ax.set_title(_title(title))
+    _legend(fig, ax, len(dfs))
     return _save(fig, path)
+
+
+def _policy_of(label: str) -> str:
+    """'2p random' -> 'random': the same policy gets the same colour in every panel."""
+    return re.sub(r"^\d+p\s+", "", label)
 
 
 def score_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
-    """Final score per seat as box plots (whiskers 5-95%), one panel per label."""
-    fig, axes = _figure(3.6, ncols=len(dfs))
-    for ax, (label, df) in zip(axes, dfs.items()):
-        seats = range(num_players(df))
-        data = [df[f"score_{seat}"].to_numpy() for seat in seats]
-        ax.boxplot(data, whis=(5, 95), showfliers=False)
-        ax.set_xticks([seat + 1 for seat in seats], [f"seat {seat}" for seat in seats])
-        ax.set_title(f"{label} (n={len(df):,})", fontsize="medium")
-    axes[0].set_ylabel("final score")
-    fig.suptitle(title)
+    """Final score per seat: one panel per player count, one box per policy and seat
+    (box: quartiles; whiskers: 5-95%; dot: mean), a colour per policy shared by the
+    panels. One panel per label was unreadable beyond 4 labels."""
+    by_players: dict[int, dict[str, pd.DataFrame]] = {}
+    for label, df in dfs.items():
+        by_players.setdefault(num_players(df), {})[label] = df
+    policies = list(dict.fromkeys(_policy_of(label) for label in dfs))
+    colour = dict(zip(policies, colours(len(policies))))
+    ncols = min(len(by_players), 2)
+    nrows = math.ceil(len(by_players) / ncols)
+    fig = Figure(figsize=(WIDTH, 1.0 + 2.3 * nrows), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True).ravel()
+    width = 0.8 / len(policies)
+    for ax, (players, cells) in zip(axes, sorted(by_players.items())):
+        for label, df in cells.items():
+            k = policies.index(_policy_of(label))
+            seats = np.arange(players)
+            data = [df[f"score_{seat}"].to_numpy() for seat in seats]
+            at = seats + (k - (len(policies) - 1) / 2) * width
+            c = colour[_policy_of(label)]
+            ax.boxplot(data, positions=at, widths=width * 0.85, whis=(5, 95), showfliers=False,
+                       patch_artist=True, boxprops=dict(facecolor=(*c[:3], 0.35), edgecolor=c),
+                       whiskerprops=dict(color=c), capprops=dict(color=c), medianprops=dict(color=c))
+            ax.plot(at, [d.mean() for d in data], "o", color=c, markersize=3)
+        ax.set_xticks(range(players), [f"seat {seat}" for seat in range(players)], fontsize="small")
+        n = min(len(df) for df in cells.values())
+        ax.set_title(f"{players} players (n ≥ {n:,} per policy)", fontsize="small")
+    for ax in axes[len(by_players):]:
+        ax.set_visible(False)
+    for ax in axes[::ncols]:
+        ax.set_ylabel("final score")
+    handles = [Line2D([], [], color=colour[p], marker="s", linestyle="", label=p) for p in policies]
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(policies), fontsize="small")
+    fig.suptitle(_title(title))
     return _save(fig, path)
 
 
 def margin_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
     """Histogram of the winner's margin over the best other seat, decided games only."""
-    fig, (ax,) = _figure(3.6)
-    for label, df in dfs.items():
+    fig, (ax,) = _figure(_tall(len(dfs)))
+    for colour, (label, df) in zip(colours(len(dfs)), dfs.items()):
         margins = game_margins(df).to_numpy()
         if margins.size == 0:
             continue
         edges = np.arange(np.floor(margins.min()), np.ceil(margins.max()) + 2) - 0.5
         weights = np.full(margins.size, 1.0 / margins.size)
         name = f"{label} (n={margins.size:,} decided)"
-        ax.hist(margins, bins=edges, weights=weights, histtype="step", label=name)
+        ax.hist(margins, bins=edges, weights=weights, histtype="step", color=colour, label=name)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("winner's margin over the best other seat (points; 0 = tie-break)")
     ax.set_ylabel("share of decided games")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
+    ax.set_title(_title(title))
+    _legend(fig, ax, len(dfs))
     return _save(fig, path)
 
 
-def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[str], title: str,
-            xlabel: str, ylabel: str, fair: float | np.ndarray | None = None, percent: bool = True) -> Path:
-    """A matrix (rows x cols) as a colour map with its value written in each cell.
+def _label(v) -> str:
+    return f"{v:g}" if isinstance(v, (int, float)) else str(v)
 
-    With `fair` (a number, or one per cell), colours show the value minus the fair
-    share, diverging around 0, so above/below fair reads at once even when the fair
-    share differs by row; the cells still print the value itself."""
-    fig, (ax,) = _figure(0.45 * len(rows) + 1.6)
-    from matplotlib.colors import TwoSlopeNorm
-    shade = values
-    if fair is not None:
-        shade = values - fair
-        span = max(float(np.nanmax(np.abs(shade))), 1e-9) if np.isfinite(shade).any() else 1.0
-        norm = TwoSlopeNorm(vcenter=0.0, vmin=-span, vmax=span)
+
+def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[str], title: str,
+            xlabel: str, ylabel: str, centre: float | np.ndarray | None = None,
+            lo: np.ndarray | None = None, hi: np.ndarray | None = None, percent: bool = True,
+            outline: np.ndarray | None = None, outline_label: str = "",
+            marks: np.ndarray | None = None, marks_label: str = "", value_label: str = "") -> Path:
+    """A matrix (rows x cols) as a colour map with its value written in each cell; the
+    cells and the colour bar always show the same quantity.
+
+    With `centre` (the fair share, or 0 for an edge) the scale diverges around it: a
+    single centre keeps the values themselves; a centre that differs by cell (the fair
+    1/P by player count) shows value minus centre, in percentage points, in the cells
+    and on the bar alike. With lo/hi (the 95% interval per cell) the cell text has the
+    decimals of the interval and, with a centre, a cell whose interval holds the centre
+    is drawn neutral and the scale reaches at least the largest half-width, so noise is
+    never painted as a strong colour. `outline` boxes cells
+    (e.g. every best response), `marks` puts a star on cells (e.g. a confirmed
+    equilibrium); their labels go into a legend."""
+    values = np.asarray(values, dtype=float)
+    fig, (ax,) = _figure(0.45 * len(rows) + 1.9)
+    shown, bar_format, digits_hw = values, (PercentFormatter(1.0) if percent else None), None
+    if lo is not None and hi is not None:
+        digits_hw = (np.asarray(hi, float) - np.asarray(lo, float)) / 2
+    relative = centre is not None and np.ndim(centre) > 0 and np.ptp(np.asarray(centre, float)) > 0
+    # an edge (centre 0) and a rate minus a varying fair share read in percentage points
+    in_points = percent and (relative or (centre is not None and float(np.nanmax(np.abs(centre))) == 0))
+    if relative:
+        shown = values - np.asarray(centre, float)
+        value_label = "minus the fair share (points)"       # the title names the quantity
+    if centre is not None:
+        c = 0.0 if relative else float(np.nanmean(centre))
+        shade = shown.copy()
+        if digits_hw is not None:
+            below, above = np.asarray(lo, float), np.asarray(hi, float)
+            if relative:
+                below, above = below - np.asarray(centre, float), above - np.asarray(centre, float)
+            shade = np.where((below <= c) & (above >= c), c, shade)     # noise: neutral
+        span = np.nanmax(np.abs(shade - c)) if np.isfinite(shade).any() else 0.0
+        if digits_hw is not None and np.isfinite(digits_hw).any():
+            span = max(span, float(np.nanmax(digits_hw)))      # never narrower than the noise
+        span = max(float(span), 1e-9)
+        norm, cmap = TwoSlopeNorm(vcenter=c, vmin=c - span, vmax=c + span), colormaps["RdBu_r"]
+        if in_points:      # ticks with the decimals the span needs: +-1.5 points is not "+1, +1, 0"
+            tick_digits = min(2, max(0, 1 - math.floor(math.log10(100 * span))))
+            bar_format = FuncFormatter(lambda x, _: _points(x, tick_digits))
     else:
-        norm = None
-    image = ax.imshow(shade, cmap="RdBu_r" if fair is not None else "viridis", aspect="auto", norm=norm)
-    ax.set_xticks(range(len(cols)), [f"{c:g}" if isinstance(c, (int, float)) else str(c) for c in cols])
-    ax.set_yticks(range(len(rows)), [f"{r:g}" if isinstance(r, (int, float)) else str(r) for r in rows])
+        shade = shown
+        finite = shade[np.isfinite(shade)]
+        low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+        norm, cmap = Normalize(low, high if high > low else low + 1), colormaps["viridis"]
+    image = ax.imshow(shade, cmap=cmap, norm=norm, aspect="auto")
+    ax.set_xticks(range(len(cols)), [_label(c) for c in cols])
+    ax.set_yticks(range(len(rows)), [_label(r) for r in rows])
+    if percent:
+        hw = digits_hw[np.isfinite(digits_hw) & (digits_hw > 0)] if digits_hw is not None else np.array([])
+        digits = min(2, max(0, -math.floor(math.log10(100 * float(np.median(hw)))))) if hw.size else 0
+        text_of = (lambda v: _points(v, digits)) if in_points else (lambda v: f"{100 * v:.{digits}f}%")
+    else:
+        digits = decimals(values, digits_hw)
+        text_of = lambda v: unsigned_zero(f"{v:.{digits}f}")    # noqa: E731
     for i in range(len(rows)):
         for j in range(len(cols)):
             if np.isnan(values[i, j]):
                 continue
-            text = f"{values[i, j]:.0%}" if percent else f"{values[i, j]:.3g}"
-            ax.text(j, i, text, ha="center", va="center", fontsize="x-small")
+            ink = text_colour(cmap(norm(shade[i, j])))
+            ax.text(j, i, text_of(shown[i, j]), ha="center", va="center", fontsize="x-small", color=ink)
+            if outline is not None and outline[i, j]:
+                ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor=ink, linewidth=1.4))
+            if marks is not None and marks[i, j]:
+                ax.plot(j + 0.3, i - 0.25, marker="*", color=ink, markersize=8)
+    handles = []
+    if outline is not None and outline.any() and outline_label:
+        handles.append(Rectangle((0, 0), 1, 1, fill=False, edgecolor="black", label=outline_label))
+    if marks is not None and marks.any() and marks_label:
+        handles.append(Line2D([], [], marker="*", color="black", linestyle="", markersize=8, label=marks_label))
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize="small")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize="small")
-    bar = fig.colorbar(image, ax=ax, format=PercentFormatter(1.0) if percent else None)
-    if fair is not None:
-        bar.set_label("minus the fair share")
+    ax.set_title(_title(title), fontsize="small")
+    bar = fig.colorbar(image, ax=ax, format=bar_format)
+    if centre is not None and percent and not in_points:     # a share lies in [0, 1]: no "-40%" on its bar
+        bar.ax.set_ylim(max(norm.vmin, 0.0), min(norm.vmax, 1.0))
+    if value_label:
+        bar.set_label("\n".join(textwrap.wrap(value_label, 40)), fontsize="small")
     return _save(fig, path)
 
 
 def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: str, xlabel: str) -> Path:
-    """{label: (x, rate, lo, hi, fair)}: one line with its interval ribbon per label,
-    its fair share dashed in the same colour."""
+    """{label: (x, rate, lo, hi, fair)}: one line with interval whiskers and ribbon per
+    label; the fair share dashed in the same colour, or once in grey when every label
+    has the same one."""
     fig, (ax,) = _figure(3.6)
-    for label, (x, rate, lo, hi, fair) in lines.items():
+    fairs = {round(float(v[4]), 12) for v in lines.values()}
+    for colour, (label, (x, rate, lo, hi, fair)) in zip(colours(len(lines)), lines.items()):
         if not all(isinstance(v, (int, float)) for v in x):      # named settings: even spacing
             ax.set_xticks(range(len(x)), [str(v) for v in x])
             x = list(range(len(x)))
         elif all(float(v).is_integer() for v in x):              # counts: a tick per setting
             ax.set_xticks(x)
-        (line,) = ax.plot(x, rate, marker="o", label=label)
-        ax.fill_between(x, lo, hi, alpha=0.2, color=line.get_color())
-        ax.axhline(fair, color=line.get_color(), linestyle="--", linewidth=0.8)
+        rate, lo, hi = (np.asarray(a, float) for a in (rate, lo, hi))
+        ax.errorbar(x, rate, yerr=[rate - lo, hi - rate], color=colour, label=label, linestyle="-", **MARKER)
+        ax.fill_between(x, lo, hi, alpha=0.2, color=colour)
+        if len(fairs) > 1:
+            ax.axhline(fair, color=colour, linestyle="--", linewidth=0.8)
+    if len(fairs) == 1:
+        ax.axhline(fairs.pop(), color="grey", linestyle="--", linewidth=0.8, label="fair share")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate")
-    ax.set_title(title, fontsize="small")
+    ax.set_title(_title(title), fontsize="small")
     ax.legend(fontsize="small")
     return _save(fig, path)
 
@@ -179,7 +346,7 @@ def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     cannot be told apart from the best are marked (optima are sets)."""
     fig, (ax,) = _figure(3.4)
     ax.fill_between(x, lo, hi, alpha=0.25, label="95% Wilson interval")
-    ax.plot(x, rate, marker="o", label="win rate")
+    ax.plot(x, rate, marker="o", markersize=4, label="win rate")
     xs = np.asarray(x)
     ax.scatter(xs[best], np.asarray(rate)[best], s=90, facecolors="none", edgecolors="red", zorder=3,
                label="best set")
@@ -188,30 +355,36 @@ def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate")
-    ax.set_title(title, fontsize="small")
+    ax.set_title(_title(title), fontsize="small")
     ax.legend(fontsize="small")
     return _save(fig, path)
 
 
-def variant_plot(table: pd.DataFrame, path: str | os.PathLike[str], title: str) -> Path:
-    """Two panels per variant row: paired change in mean length, and the seat-0 edge,
-    each with its interval (a tornado-style comparison against the baseline)."""
+def variant_plot(table: pd.DataFrame, path: str | os.PathLike[str], title: str, unit: str = "turns") -> Path:
+    """Two panels per variant row: paired change in mean length, and the seat-0 edge in
+    percentage points, each with its interval (a tornado-style comparison against the
+    baseline); one colour per player count."""
     fig = Figure(figsize=(WIDTH, 0.32 * len(table) + 1.4), layout="constrained")
     FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2, sharey=True)
     labels = [f"{p}p {v}" for p, v in zip(table["players"], table["variant"])]
     y = np.arange(len(table))
-    change = table["turns_change"].to_numpy()
-    left.errorbar(change, y, xerr=[change - table["turns_change_lo"], table["turns_change_hi"] - change],
-                  fmt="o", capsize=3)
+    counts = list(dict.fromkeys(table["players"]))
+    colour = dict(zip(counts, colours(len(counts))))
+    for n in counts:
+        at = (table["players"] == n).to_numpy()
+        t = table[at]
+        change = t["turns_change"].to_numpy()
+        left.errorbar(change, y[at], xerr=[change - t["turns_change_lo"], t["turns_change_hi"] - change],
+                      color=colour[n], **MARKER)
+        edge = t["edge"].to_numpy()
+        right.errorbar(edge, y[at], xerr=[edge - t["edge_lo"], t["edge_hi"] - edge], color=colour[n], **MARKER)
     left.axvline(0, color="grey", linestyle="--")
-    left.set_yticks(y, labels)
+    left.set_yticks(y, labels, fontsize="small")
     left.invert_yaxis()
-    left.set_xlabel("change in mean turns vs baseline")
-    edge = table["edge"].to_numpy()
-    right.errorbar(edge, y, xerr=[edge - table["edge_lo"], table["edge_hi"] - edge], fmt="o", capsize=3)
+    left.set_xlabel(f"change in mean {unit} vs baseline")
     right.axvline(0, color="grey", linestyle="--")
-    right.xaxis.set_major_formatter(PercentFormatter(1.0))
-    right.set_xlabel("seat-0 edge over 1/P")
-    fig.suptitle(title)
+    right.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _points(x, 1)))
+    right.set_xlabel("seat-0 edge over 1/P (points)")
+    fig.suptitle(_title(title))
     return _save(fig, path)

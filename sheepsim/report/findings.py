@@ -1,0 +1,101 @@
+"""The words of a report's findings, shared by every analysis kind.
+
+Each analysis writes its own findings (what its data shows), but says an edge, a share
+or a degenerate result the same way: the numbers come from the data at whatever scale
+the analysis ran, so the words stay true, and each claim carries its interval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..analysis import tables as T
+from ..analysis.stats import wilson_interval
+from .markdown import format_interval, unsigned_zero
+
+# a seat at or beyond these win rates of decided games is called out as degenerate
+ALWAYS, NEVER = 0.99, 0.01
+
+
+def share(rate: float, lo: float, hi: float) -> str:
+    """'51.2% [50.3, 52.1]'."""
+    return format_interval(rate, lo, hi, percent=True)
+
+
+def _pts(x: float) -> str:
+    return unsigned_zero(f"{100 * x:.1f}")
+
+
+def edge_words(edge: float, lo: float, hi: float, fair: float | None = None, who: str = "seat 0") -> str:
+    """'seat 0 wins 3.1 [2.5, 3.7] points more often than the fair 50.0%', or '... less
+    often' for a negative edge (the interval then bounds how much less)."""
+    against = f" than the fair {fair:.1%}" if fair is not None else " than the fair share"
+    if round(100 * edge, 1) == 0:
+        return f"{who} wins as often as the fair share ({_pts(edge)} [{_pts(lo)}, {_pts(hi)}] points)"
+    if edge > 0:
+        return f"{who} wins {_pts(edge)} [{_pts(lo)}, {_pts(hi)}] points more often{against}"
+    return f"{who} wins {_pts(-edge)} [{_pts(-hi)}, {_pts(-lo)}] points less often{against}"
+
+
+def verdict(lo: float, hi: float, who: str = "seat 0") -> str:
+    if lo <= 0 <= hi:
+        return f"no detectable edge for {who}"
+    return f"{who} is favoured" if lo > 0 else f"{who} is at a disadvantage"
+
+
+def chance_note(hits: int, cells: int, confidence: float = 0.95) -> str:
+    """How many of `cells` 95% intervals would exclude the truth by chance alone."""
+    expected = (1 - confidence) * cells
+    if hits == 0:
+        return ""
+    if hits <= max(1.0, 2 * expected):
+        return f" ({hits} of {cells} intervals excluding it is about what chance gives at {confidence:.0%})"
+    return ""
+
+
+def oddities(df: pd.DataFrame, unit: str = "turns") -> list[str]:
+    """Words for what makes one run's games degenerate, [] when nothing does: a seat
+    that (almost) always or never wins, games that all last the same length or are
+    over within one round, games stopped by the turn cap."""
+    notes = []
+    players = T.num_players(df)
+    seats = T.seat_table(df)
+    decided = int(seats["decided"].iloc[0])
+    if len(df) and decided == 0:
+        notes.append("no game has a sole winner")
+    elif decided >= 20:
+        for row in seats.itertuples():
+            rate = share(row.win_rate, row.win_rate_lo, row.win_rate_hi)
+            if row.win_rate >= ALWAYS:
+                notes.append(f"seat {row.seat} wins {rate} of decided games")
+            elif row.win_rate <= NEVER and row.fair_rate >= 0.1:
+                notes.append(f"seat {row.seat} {'never wins' if row.wins == 0 else f'wins only {rate}'}")
+    turns = df["turns"].to_numpy()
+    if turns.size and turns.min() == turns.max():
+        notes.append(f"every game lasts exactly {int(turns[0])} {unit}")
+    elif turns.size and np.median(turns) <= players:
+        notes.append(f"half the games are over within the first round ({unit} <= players)")
+    capped = int(df["capped"].sum())
+    if capped:
+        lo, hi = wilson_interval(capped, len(df))
+        notes.append(f"{share(capped / len(df), lo, hi)} of games hit the turn cap (their length and result "
+                     f"are the cap's, not the game's)")
+    if notes and any("exactly" in n for n in notes) and any("wins" in n for n in notes):
+        notes.append("the deal and the seat order fix the result before anyone chooses")
+    return notes
+
+
+def degenerate_lines(results: dict[str, pd.DataFrame], unit: str = "turns") -> list[str]:
+    """The oddities of each run, one line per distinct set of them."""
+    return grouped({label: oddities(df, unit) for label, df in results.items()})
+
+
+def grouped(notes: dict[str, list[str]]) -> list[str]:
+    """'**A; B**: what A and B share.' for the cells with the same oddities (so five
+    player counts with trivially short games read as one line, not five)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for label, found in notes.items():
+        if found:
+            groups.setdefault(tuple(found), []).append(label)
+    return [f"**{'; '.join(labels)}**: " + "; ".join(found) + "." for found, labels in groups.items()]
