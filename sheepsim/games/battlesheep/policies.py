@@ -228,13 +228,13 @@ def _best_tile(s, rng, buf):
     # order, with r = r0 and r_hi + 3 between them: no tile anchored there touches
     # the pasture (its cells lie 2 or more rows off it, or wrap into such a row).
     span = (q_hi + 2 - q0) * h - 2
-    # the grid and each anchor's sum in buf: a connected pasture (position.py) of
-    # MAX_HEX hexes spans under MAX_HEX each way, so 2 * size < 2 * (MAX_HEX + 7) ** 2
-    # fits; else (never yet) arrays of their own
-    if size + span <= buf.size:
+    # the grid and the anchors' sums in buf: a connected pasture (position.py) of n
+    # hexes spans under n each way, so this fits unless the pasture is long and wide
+    # (no built-in rule set comes near); else arrays of their own
+    if size + 3 * span <= buf.size:
         grid = buf.reshape(buf.size)
     else:
-        grid = np.empty(size + span, dtype=np.int32)
+        grid = np.empty(size + 3 * span, dtype=np.int32)
     for cell in range(size):
         grid[cell] = 0
     # every neighbour of a pasture hex gets 1 per pasture hex next to it; the pasture
@@ -245,12 +245,9 @@ def _best_tile(s, rng, buf):
             grid[cell + DQ[d] * h + DR[d]] += 1
     for i in range(n):
         grid[(s[Q + i] - q0) * h + s[R + i] - r0] = OVERLAP
-    sums = grid[size:size + span]
-    best = -1e18
-    ties = 0
-    need = 1            # legal (a contact) and not below the best: else _keep neither takes nor draws
-    pick_o = 0
-    pick = 1
+    # each orientation's sums in one vectorised pass, all three before the scan: a
+    # scan right behind the vector stores stalled on them (a third of _best_tile's
+    # samples on that one load, perf)
     for o in range(3):
         # the cell offsets of the orientation (all >= 0: an r offset of -1 comes with a q offset)
         c1 = TILE_SHAPES[o, 1, 0] * h + TILE_SHAPES[o, 1, 1]
@@ -260,16 +257,23 @@ def _best_tile(s, rng, buf):
         g1 = grid[1 + c1:1 + c1 + span]
         g2 = grid[1 + c2:1 + c2 + span]
         g3 = grid[1 + c3:1 + c3 + span]
-        for a in range(span):               # vectorised
-            sums[a] = g0[a] + g1[a] + g2[a] + g3[a]
+        sums = grid[size + o * span:size + (o + 1) * span]
         for a in range(span):
-            if sums[a] >= need:
-                contacts = sums[a]
-                take, best, ties = _keep(float(contacts), best, ties, rng)
-                need = contacts
-                if take:
-                    pick_o = o
-                    pick = 1 + a
+            sums[a] = g0[a] + g1[a] + g2[a] + g3[a]
+    sums = grid[size:size + 3 * span]
+    best = -1e18
+    ties = 0
+    need = 1            # legal (a contact) and not below the best: else _keep neither takes nor draws
+    pick = span
+    for a in range(3 * span):               # orientation, then q, r: legal_actions' order
+        if sums[a] >= need:
+            contacts = sums[a]
+            take, best, ties = _keep(float(contacts), best, ties, rng)
+            need = contacts
+            if take:
+                pick = a
+    pick_o = pick // span
+    pick = 1 + pick % span
     return KIND_TILE, pick_o, q0 + pick // h, r0 + pick % h
 
 
