@@ -9,6 +9,11 @@ Measured, not guessed (perf, on the chunk kernels):
 * `pointer(a)`: the data of a C-contiguous 1-d array as a raw pointer, which numba
   indexes without the wraparound test it adds to every index that might be negative
   (a tenth of the time). Again the caller keeps `a` alive, and indices are trusted.
+* `below(x, mask)`: an index read from memory (a hex number in a state) as x & mask.
+  numba gives every signed index it cannot prove non-negative a fix-up for negative
+  indices (a compare and a select per access); after the mask LLVM can prove it, and
+  the fix-up folds away (Battle Sheep's greedy reads its neighbour tables so: with a
+  flat scratch and fewer branches, its move scoring lost about a quarter of its time).
 * `placement_values`: a hand-written LLVM vector loop (Bye-Bye Black Sheep's zoo
   placement scan, a fifth of a game as a plain loop).
 
@@ -17,7 +22,8 @@ they are given and never convert themselves. Kernels index state only with
 non-negative integers, so they run unchanged on either form.
 
 Checked mode: with the environment variable SHEEPSIM_CHECKED=1 (read at import) every
-trick is replaced by its plain form: `array` and `pointer` return the array itself and
+trick is replaced by its plain form: `array` and `pointer` return the array itself,
+`below` returns x unmasked (so the bounds check sees an x out of range) and
 `placement_values` is the plain loop it computes. Run with NUMBA_BOUNDSCHECK=1 as well,
 numba then checks every index of every kernel (`.ci/run` runs the conformance suite so).
 The disk cache is keyed by the mode (sheepsim/cache.py), so the two never mix.
@@ -138,10 +144,23 @@ def popcount(typingctx, x):
     return x(x), lambda context, builder, sig, args: builder.ctpop(args[0])
 
 
+@intrinsic
+def trailing_zeros(typingctx, x):
+    """Zero bits below the lowest set bit of the integer x, for x != 0: the index of
+    the first member of a bit set (one instruction; the same in checked mode)."""
+    if not isinstance(x, types.Integer):
+        return None
+    return x(x), lambda context, builder, sig, args: builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+
 if CHECKED:
     @njit(cache=True, inline="always")
     def array(a):
         return a
+
+    @njit(cache=True, inline="always")
+    def below(x, mask):
+        return x
 
     @njit(cache=True, inline="always")
     def pointer(a):
@@ -158,6 +177,12 @@ else:
     def pointer(a):
         """`a`'s data as a raw pointer (see the module docstring)."""
         return _cells(a)
+
+    @njit(cache=True, inline="always")
+    def below(x, mask):
+        """x, an integer known to lie in 0 .. mask (a power of 2 less 1), as x & mask
+        (see the module docstring)."""
+        return x & mask
 
     @njit(cache=True, inline="always")
     def placement_values(s, hand, zoo, bound_slot):
