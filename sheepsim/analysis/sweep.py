@@ -301,10 +301,11 @@ def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float]
         row = br.iloc[0]
         head += (f"against {p.field_policy}:{q}={row['field']:g} the best {q} is {row['best']:g}, winning "
                  f"{format_interval(row['best_rate'], row['best_rate_lo'], row['best_rate_hi'], percent=True)}; "
-                 f"every {q} in {{{', '.join(f'{v:g}' for v in row['best_set'])}}} is not significantly worse "
-                 f"(at {p.confidence:.0%}). ")
+                 + (f"every other {q} is significantly worse (at {p.confidence:.0%}). " if len(row["best_set"]) == 1
+                    else f"every {q} in {{{', '.join(f'{v:g}' for v in row['best_set'])}}} is not significantly "
+                         f"worse (at {p.confidence:.0%}). "))
         if not equilibria:
-            return head + f"{q} = {row['field']:g} is not in that set, so it is not a best response to itself."
+            return head + f"{q} = {row['field']:g} is not among the best, so it is not a best response to itself."
     if not equilibria:
         return head + (f"no {q} in this grid is a best response to itself: the symmetric equilibrium lies outside "
                        f"the grid, or the sets are too tight to include it.")
