@@ -151,8 +151,9 @@ def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], t
     ax.set_xlim(low - 0.5, cut + 0.5)
     at_cap = f", {capped.mean():.1%} stopped by the turn cap" if capped.any() else ""
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_xlabel(f"{unit} (cut at {cut:g}, the 99th percentile of finished games; {beyond:.1%} of games are "
-                  f"longer{at_cap})", fontsize="small")
+    # wrapped: with a capped share the label outgrows the axis
+    ax.set_xlabel("\n".join(textwrap.wrap(f"{unit} (cut at {cut:g}, the 99th percentile of finished games; "
+                                           f"{beyond:.1%} of games are longer{at_cap})", 95)), fontsize="small")
     ax.set_ylabel("share of games at most this long")
     ax.set_title(_title(title))
     _legend(fig, ax, len(dfs))
