@@ -249,10 +249,13 @@ def policies(game: str) -> None:
     if g.policy_help:
         click.echo(f"{g.policy_help}\n")
     for p in policies_for(g.name):
+        if p.refuse:        # registered for every game, but not playable in this one
+            continue
         click.echo(f"{p.name}{'' if p.builtin else '  (user)'}\n    {p.doc}")
         for k, (default, text) in p.params.items():
-            kind = "integer" if k in p.integers else "number"
-            click.echo(f"    {p.name}:{k}=<{kind}>  (default {default:g}; allowed {p.allowed(k)}) {text}")
+            kind = "name" if k in p.choices else "integer" if k in p.integers else "number"
+            click.echo(f"    {p.name}:{k}=<{kind}>  (default {p.value_text(k, default)}; allowed {p.allowed(k)}) "
+                       f"{text}")
         click.echo("")
 
 

@@ -47,6 +47,11 @@ class PolicyDef:
     # parameter name -> (low, high), inclusive, None for no bound; only declared ones
     bounds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     integers: frozenset[str] = frozenset()      # parameters that take whole numbers only
+    # parameter name -> the names of its values, value i named choices[key][i] (a SPEC
+    # gives the name: mcts:rollout=greedy)
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # why this game cannot run the policy (parse_spec refuses it with this text), or ""
+    refuse: str = ""
 
     @property
     def builtin(self) -> bool:
@@ -54,10 +59,16 @@ class PolicyDef:
 
     def allowed(self, key: str) -> str:
         """The allowed values of parameter `key`, as text ("any number" if unbounded)."""
+        if key in self.choices:
+            return "one of " + ", ".join(self.choices[key])
         text = _range_text(*self.bounds.get(key, (None, None)))
         if key in self.integers:
             return "any integer" if text == "any number" else f"integer {text}"
         return text
+
+    def value_text(self, key: str, value: float) -> str:
+        """A parameter value as a SPEC writes it: its name for a choice, else the number."""
+        return self.choices[key][int(value)] if key in self.choices else _fmt(value)
 
     def in_range(self, key: str, value: float) -> bool:
         low, high = self.bounds.get(key, (None, None))
@@ -74,7 +85,8 @@ class PolicySpec:
 
     @property
     def label(self) -> str:
-        changed = [f"{k}={_fmt(v)}" for (k, (d, _)), v in zip(self.policy.params.items(), self.values) if v != d]
+        changed = [f"{k}={self.policy.value_text(k, v)}"
+                   for (k, (d, _)), v in zip(self.policy.params.items(), self.values) if v != d]
         return self.policy.name + (":" + ",".join(changed) if changed else "")
 
     def vector(self) -> np.ndarray:
@@ -125,12 +137,14 @@ def _split_params(name: str, params: dict[str, ParamDecl]):
 
 
 def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = None,
-                    doc: str | None = None, policy_id: int | None = None, integers: tuple[str, ...] = ()):
+                    doc: str | None = None, policy_id: int | None = None, integers: tuple[str, ...] = (),
+                    choices: dict[str, tuple[str, ...]] | None = None, refuse: str = ""):
     """Decorator registering an @njit policy for `game` under `name`.
 
     `params` maps each parameter name to (default, help), (default, help, low) or
     (default, help, low, high) (inclusive bounds, None for no bound); `integers` names the
-    parameters that take whole numbers only. Leave `policy_id` unset: it is reserved for
+    parameters that take whole numbers only; `choices` names the values of a parameter
+    that takes one of a few named values (its default the index of one). Leave `policy_id` unset: it is reserved for
     built-ins compiled into the game's dispatcher.
     """
     params, bounds = _split_params(name, dict(params or {}))
@@ -149,7 +163,8 @@ def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = 
         user_ids = [p.id for p in _REGISTRY.values() if p.game == game and not p.builtin]
         pid = policy_id if policy_id is not None else max(user_ids, default=USER_ID_BASE - 1) + 1
         text = doc if doc is not None else " ".join((getattr(fn, "__doc__", None) or "").split())
-        _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds, frozenset(integers))
+        _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds, frozenset(integers),
+                                            dict(choices or {}), refuse)
         return fn
     return decorate
 
@@ -176,7 +191,7 @@ def get_policy(game: str, name: str) -> PolicyDef:
     try:
         return _REGISTRY[(game, name)]
     except KeyError:
-        names = ", ".join(p.name for p in policies_for(game))
+        names = ", ".join(p.name for p in policies_for(game) if not p.refuse)
         raise SheepsimError(f"unknown {game} policy {name!r}; valid policies: {names}")
 
 
@@ -184,6 +199,8 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
     """`name` or `name:key=value,...` -> PolicySpec (errors list what is valid)."""
     name, _, rest = spec.strip().partition(":")
     policy = get_policy(game, name.strip())
+    if policy.refuse:
+        raise SheepsimError(policy.refuse)
     values = {k: d for k, (d, _) in policy.params.items()}
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, sep, text = item.partition("=")
@@ -192,6 +209,13 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
             valid = ", ".join(policy.params) or "none"
             raise SheepsimError(f"policy {policy.name} has no parameter {item!r}; its parameters: {valid} "
                                 f"(SPEC is name or name:key=value,key=value)")
+        if key in policy.choices:
+            names = policy.choices[key]
+            if text.strip() not in names:
+                raise SheepsimError(f"policy {policy.name} parameter {key}={text.strip()!r} is not one of its "
+                                    f"values; allowed: {', '.join(names)}")
+            values[key] = float(names.index(text.strip()))
+            continue
         try:
             values[key] = float(text)
         except ValueError:
@@ -250,6 +274,8 @@ def describe(policy: PolicyDef) -> dict[str, Any]:
             "params": {k: {"default": d, "help": h, **_bounds_json(policy, k)} for k, (d, h) in policy.params.items()}}
 
 
-def _bounds_json(policy: PolicyDef, key: str) -> dict[str, float]:
+def _bounds_json(policy: PolicyDef, key: str) -> dict[str, Any]:
+    if key in policy.choices:
+        return {"choices": list(policy.choices[key])}
     low, high = policy.bounds.get(key, (None, None))
     return {name: v for name, v in (("low", low), ("high", high)) if v is not None}

@@ -31,6 +31,8 @@ USER_ARGS = ("s", "rules", "aux", "seat", "params", "rng", "buf")
 # 2 cores: 10 s for Battle Sheep, 15 to 20 s for Bye-Bye Black Sheep; cold_start_note
 # says so before it starts)
 USER_COMPILE_SECONDS = 15
+# what a game's search kernels add to its compile (search/mcts.py, measured on 2 cores)
+SEARCH_COMPILE_SECONDS = 30
 
 
 def _dispatcher(source: str, namespace: dict) -> Callable:
@@ -86,6 +88,20 @@ def user_policies(specs: list[PolicySpec]) -> bool:
     return any(not p.policy.builtin for p in specs)
 
 
+def search_policies(specs: list[PolicySpec]) -> bool:
+    """Whether a search policy (search/mcts.py) plays: it runs in the game's search
+    kernels (play_blocks_search, replay_search), so other runs keep their kernels."""
+    from ..search.mcts import LAST_ID, MCTS
+    return any(MCTS <= p.policy.id <= LAST_ID for p in specs)
+
+
+def builtin_kernels(play, specs: list[PolicySpec]):
+    """(block kernel, replay kernel) of a run without user policies."""
+    if search_policies(specs):
+        return play.play_blocks_search, play.replay_search
+    return play.play_blocks, play.replay
+
+
 def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray]:
     """Policy ids and parameter vectors of the slots, as the kernels take them."""
     return (np.array([p.policy.id for p in specs], dtype=np.int64),
@@ -107,7 +123,9 @@ def user_kernels(play, specs: list[PolicySpec]):
     (the documented slower start of user policies); games run at full speed."""
     key = _user_key(play, specs)
     if key not in _kernels:
-        make = getattr(play, "user_kernels", None) or (lambda choose: driver.user_kernels(play, choose))
+        search = search_policies(specs)
+        make = getattr(play, "user_kernels", None) or (
+            lambda choose: driver.user_kernels(play, choose, search=search))
         _kernels[key] = make(chooser(play, specs))
     return _kernels[key]
 
@@ -115,8 +133,9 @@ def user_kernels(play, specs: list[PolicySpec]):
 def _user_key(play, specs: list[PolicySpec]) -> tuple:
     # keyed by the functions themselves, not only their ids: an id is reused once a
     # policy is unregistered (a plugin reloaded, a test's registry restored)
-    return (play.__name__, tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
-                                        key=lambda pair: pair[0])))
+    return (play.__name__, search_policies(specs),
+            tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
+                         key=lambda pair: pair[0])))
 
 
 def _on_disk(kernel) -> bool:
@@ -143,8 +162,12 @@ def cold_start_note(game, specs: list[PolicySpec]) -> str | None:
         return (f"compiling the kernels for {game.title} with user policy {names} (once per process, about "
                 f"{USER_COMPILE_SECONDS} s; the first time also the game's own hooks, about "
                 f"{game.compile_seconds} s)")
-    if play.play_blocks.signatures or _on_disk(play.play_blocks):
+    kernel = builtin_kernels(play, specs)[0]
+    if kernel.signatures or _on_disk(kernel):
         return None
+    if search_policies(specs):
+        return (f"compiling the search kernels for {game.title}, first run only, about "
+                f"{game.compile_seconds + SEARCH_COMPILE_SECONDS} s")
     return f"compiling the kernels for {game.title}, first run only, about {game.compile_seconds} s"
 
 
@@ -188,7 +211,7 @@ def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicyS
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     ids, params = policy_arrays(specs)
     args = (rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
-    kernel = play.play_blocks
+    kernel = builtin_kernels(play, specs)[0]
     if user_policies(specs):
         kernel = user_kernels(play, specs)[0]
         with _typing_errors(play, specs):
@@ -241,7 +264,7 @@ def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec]
     players = int(rules_arr[0])
     slots = seat_slots(game, players, rotate, play.GAME[driver.G_MAX_PLAYERS])
     ids, params = policy_arrays(specs)
-    kernel = user_kernels(play, specs)[1] if user_policies(specs) else play.replay
+    kernel = user_kernels(play, specs)[1] if user_policies(specs) else builtin_kernels(play, specs)[1]
     while True:
         rngs = streams(seed, game, play.GAME[driver.G_STREAMS])
         log = np.zeros((log_rows, play.GAME[driver.G_ACTION_SIZE] + 2), dtype=np.int32)   # actor, action, chance

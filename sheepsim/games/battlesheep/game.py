@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pandas as pd
 
+from ... import search
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -31,6 +32,7 @@ register_policy("battlesheep", "greedy", policy_id=POL.GREEDY,
                     "the hex with the most empty hexes in straight lines; moves to maximise own mobility "
                     "(per stack min(height-1, open directions)) minus `opponent` x mean opponent mobility; "
                     "ties broken at random")(POL.greedy)
+search.register("battlesheep", "Battle Sheep", hidden=False, greedy="the greedy policy")
 
 
 # printed by `sheepsim policies battlesheep`

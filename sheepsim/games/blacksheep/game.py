@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ... import search
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -34,6 +35,7 @@ register_policy("blacksheep", "risk", policy_id=POL.RISK,
                 doc="draws from the largest hand (Black Sheep chance q = 1 / its size) and stops when q > p "
                     "or, with w > 0, when drawing has negative value; effects and placement as `threshold`"
                 )(POL.risk)
+search.register("blacksheep", "Bye-Bye Black Sheep", hidden=True, greedy="the risk policy, p = 0.25")
 
 # printed by `sheepsim policies blacksheep`; the codes are model.py's
 POLICY_HELP = """\

@@ -9,6 +9,7 @@ the draws aligned for as long as decisions agree (ANALYSIS-GUIDE rules 2 and 3).
 
 from numba import njit
 
+from ...search import mcts
 from .. import driver, fast
 from . import engine as E
 from . import policies as P
@@ -40,4 +41,42 @@ R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE = map
 def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE,
                          P.no_user_policies, P.LAST_BUILTIN, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
+                         seat_slot, rngs, g, row, log, fault)
+
+
+# --- the search policies (search/mcts.py), in kernels of their own: runs without one
+# keep the kernels above, unchanged. The outcome row's size and winners column, and
+# the rollout policies: random, and "greedy" = the risk policy at its defaults (p 0.25, w 0).
+SEARCH = (E.O_SIZE, E.O_COWINNERS, P.RANDOM, P.RISK)
+ROLLOUT_PARAMS = mcts.rollout_params((), (0.25, 0.0))
+
+
+@njit(cache=True, inline="always")
+def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
+    """The built-ins' dispatcher, with the search policies."""
+    if policy_id >= mcts.MCTS:
+        mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
+                    P.choose, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat, params, rng, buf)
+        return buf[0, 0], buf[0, 1], buf[0, 2]
+    return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
+
+
+SEARCH_HOOKS = HOOKS[:-1] + (choose_search,)        # driver.user_kernels' hooks with a search policy
+LAST_SEARCH = mcts.LAST_ID
+
+
+@njit(cache=True, nogil=True)
+def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, choose_search,
+                       P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params, rotate,
+                       seed, first, out, faults, b_lo, b_hi)
+
+
+R_CHOOSE_SEARCH = driver.called(choose_search)
+
+
+@njit(cache=True)
+def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
+    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE_SEARCH,
+                         P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
                          seat_slot, rngs, g, row, log, fault)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import SheepsimError
+from ... import search
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -39,6 +40,7 @@ register_policy("hiboufou", "defensive", policy_id=POL.DEFENSIVE,
                 doc="captures like greedy when it can; otherwise picks the move that leaves the smallest "
                     "biggest pile for the next player (ties: end the turn, then the first legal play)"
                 )(POL.defensive)
+search.register("hiboufou", "Hiboufou", hidden=True, greedy="the greedy policy")
 
 
 POLICY_HELP = (

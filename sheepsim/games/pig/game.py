@@ -11,6 +11,7 @@ import random
 import numpy as np
 import pandas as pd
 
+from ... import search
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -28,6 +29,7 @@ register_policy("pig", "hold", policy_id=POL.HOLD,
                 params={"t": (20.0, "turn total at which to hold", 1.0, 1000.0)}, integers=("t",),
                 doc="hold at t (Neller & Presser): roll until the turn total reaches t or banking it would "
                     "reach the goal, then hold")(POL.hold)
+search.register("pig", "Pig", hidden=False, greedy="hold at 20")
 
 # printed by `sheepsim policies pig`
 POLICY_HELP = """\

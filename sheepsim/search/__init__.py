@@ -1,0 +1,42 @@
+"""Search policies for every turn-based game, through the engine contract (mcts.py).
+
+`register(game, title, hidden, greedy)` registers `mcts` and `ismcts` for a game: the one
+that fits it is playable, the other is refused with a one-line error (a search that saw
+hidden cards would cheat; a perfect-information game has nothing to determinize).
+"""
+
+from __future__ import annotations
+
+from ..policies import register_policy
+from . import mcts as M
+
+MAX_ITERS = 1_000_000       # the node pool of one decision: 2 x iters + 1 nodes, under 150 MB
+
+PARAMS = {
+    "iters": (1000.0, "iterations per decision (the strength knob)", 1.0, float(MAX_ITERS)),
+    "c": (0.7, "UCB1 exploration constant (rewards are win shares in 0..1)", 0.0, 100.0),
+    "rollout": (0.0, "the policy that plays out each iteration's game: random, or greedy (the game's heuristic)"),
+    "cutoff": (0.0, "stop each rollout after this many decisions and score it by the game's progress (0: play "
+                    "to the end)", 0.0, 1e9),
+    "nodes": (0.0, "the node pool's size (0: 2 x iters + 1, which never fills; otherwise at least 3); a full "
+                   "pool stops the tree growing", 0.0, 1e9),
+}
+INTEGERS = ("iters", "cutoff", "nodes")
+CHOICES = {"rollout": ("random", "greedy")}
+
+
+def register(game: str, title: str, hidden: bool, greedy: str) -> None:
+    """Register `mcts` and `ismcts` for `game`; `greedy` says what rollout=greedy plays."""
+    common = dict(params=PARAMS, integers=INTEGERS, choices=CHOICES)
+    what = (f"every iteration plays to the end with the rollout policy (random, or greedy: {greedy}), max-n "
+            f"backups (each seat maximises its own win share), chance outcomes as chance nodes; "
+            f"plays the most visited action")
+    register_policy(game, "mcts", policy_id=M.MCTS, **common,
+                    doc=f"Monte Carlo tree search (UCT) over the real state: {what}",
+                    refuse=(f"{title} hides cards: mcts would see them; use ismcts (information-set search over "
+                            f"what the seat may know)" if hidden else ""))(M.search)
+    register_policy(game, "ismcts", policy_id=M.ISMCTS, **common,
+                    doc=f"information-set MCTS (single observer): each iteration re-deals what the seat cannot "
+                        f"see (determinize), one tree over its information set; {what}",
+                    refuse="" if hidden else (f"{title} has no hidden information (no determinize hook): "
+                                              f"ismcts is for hidden-information games; use mcts"))(M.search)
