@@ -38,7 +38,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sheepsim.games import driver
+from sheepsim.games import driver, fast
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import policies as POL
@@ -48,6 +48,7 @@ from sheepsim.games.blacksheep.game import _reference_options
 from sheepsim.games.blacksheep.model import (ANIMAL, BLACK, DRAW, DRAW_FROM, EAGLE, EAGLE_ASK, EAGLE_ASK_PHASE,
                                              EAGLE_SKIP, MAGPIE, MOLE_PHASE, NKINDS, OVER, PHASE_NAMES, STOP)
 from sheepsim.rng import streams
+from sheepsim.search.mcts import ISMCTS
 
 MP, NK = E.MAX_PLAYERS, E.NK
 N_STREAMS = P.GAME[5]
@@ -393,3 +394,36 @@ def test_negative_control_reading_the_mole_revealed_hand_is_allowed():
         assert not mismatches, mismatches[0]
         moles += checks["mole"]
     assert moles > 0
+
+
+# ---------------------------------------------------------------------------
+# The information-set search (search/mcts.py) passes the same re-deal test
+# ---------------------------------------------------------------------------
+
+@njit
+def _ismcts_kernel(s, rules, aux, seat, params, rng, buf):
+    # the pointers the search kernels pass (play.VIEW), so the cached twin is reused
+    return P.R_CHOOSE_SEARCH(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat, params,
+                             fast.pointer(rng), buf, np.empty_like(buf))
+
+
+def ismcts(iters, rollout):
+    """ismcts:iters=..,rollout=.. with the common policy signature (its own parameters)."""
+    vector = _vector([iters, 0.7, rollout, 0, 0])
+
+    def choose(s, rules, aux, seat, params, rng, buf):
+        return _ismcts_kernel(s, rules, aux, seat, vector, rng, buf)
+    return choose
+
+
+@pytest.mark.parametrize("players,options", [(3, {}), (4, ALL_OPTIONAL)], ids=["3p-base", "4p-all-optional"])
+def test_ismcts_decisions_do_not_change_when_hidden_cards_are_redealt(players, options):
+    mix = [("ismcts:iters=6", ismcts(6, 0), []), MIX[0], ("ismcts:iters=4,rollout=greedy", ismcts(4, 1), []),
+           MIX[1]]
+    total: Counter = Counter()
+    for g in range(4):
+        checks, mismatches, pooled, _ = play_checked(players, options, seat_mix(players, g, mix), 405, g)
+        assert not mismatches, f"{len(mismatches)} search decisions depend on hidden cards, first: {mismatches[0]}"
+        total += checks
+        assert np.mean(np.array(pooled) > 0) > 0.9
+    assert total["draw"] > 100 and total["place"] > 20

@@ -148,13 +148,20 @@ VARIANTS = [("battlesheep", 2, {"board": "random"}, ["greedy", "random"]),
             ("blacksheep", 4, {"wolf": "on", "joker": "on"}, ["threshold:k=7", "random"]),
             ("hiboufou", 3, {"empty_slot_priority": "strict"}, ["greedy", "random", "defensive"]),
             ("bobbysitter", 4, {"start_tokens": "3,2,2,2"}, ["child", "adult"]),
-            ("pig", 2, {"goal": 50}, ["hold:t=15", "random"])]
+            ("pig", 2, {"goal": 50}, ["hold:t=15", "random"]),
+            # the search policies (search/mcts.py) draw from the seat's policy stream: the
+            # randomness contract holds for them too (Battle Sheep's random board: a NATURE
+            # build before the search's first decision)
+            ("pig", 2, {}, ["mcts:iters=20,rollout=greedy", "hold"]),
+            ("battlesheep", 3, {"board": "random"}, ["mcts:iters=10", "greedy", "random"]),
+            ("blacksheep", 3, {}, ["ismcts:iters=6,cutoff=30", "threshold:k=6", "random"]),
+            ("hiboufou", 2, {}, ["ismcts:iters=6,rollout=greedy", "greedy"])]
 DETERMINISM = [(n, p, {}, None) for n, p in CASES] + VARIANTS
 
 
 @pytest.mark.parametrize("name,players,options,policies", DETERMINISM,
                          ids=[f"{n}-{p}{'-' + '-'.join(map(str, o.values())) if o else ''}"
-                              for n, p, o, _ in DETERMINISM])
+                              f"{'-' + pols[0].split(':')[0] if pols else ''}" for n, p, o, pols in DETERMINISM])
 def test_same_seed_same_rows_for_any_thread_count_chunk_size_and_replay(name, players, options, policies):
     import numba
     game, rules, arr, aux = _setup(name, players, options)

@@ -37,7 +37,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sheepsim.games import driver
+from sheepsim.games import driver, fast
 from sheepsim.games.hiboufou import engine as E
 from sheepsim.games.hiboufou import game as GAME
 from sheepsim.games.hiboufou import play as P
@@ -45,6 +45,7 @@ from sheepsim.games.hiboufou import policies as POL
 from sheepsim.games.hiboufou import rules as R
 from sheepsim.games.hiboufou.model import DECISION_NAMES, END, NSPACES, PLAY
 from sheepsim.rng import rand_below, streams
+from sheepsim.search.mcts import ISMCTS
 
 MP, MC = E.MAX_PLAYERS, E.MC
 
@@ -384,3 +385,36 @@ def test_negative_control_counting_the_public_cards_is_allowed():
         assert not mismatches, mismatches[0]
         plays += kinds["play"]
     assert plays > 100
+
+
+# ---------------------------------------------------------------------------
+# The information-set search (search/mcts.py) passes the same re-deal test
+# ---------------------------------------------------------------------------
+
+@njit
+def _ismcts_kernel(s, rules, deck, seat, params, rng, buf):
+    # the pointers the search kernels pass (play.VIEW), so the cached twin is reused
+    return P.R_CHOOSE_SEARCH(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat, params,
+                             fast.pointer(rng), buf, np.empty_like(buf))
+
+
+def ismcts(iters, rollout):
+    """ismcts:iters=..,rollout=.. with the common policy signature (its own parameters)."""
+    vector = np.zeros(8)
+    vector[:5] = iters, 0.7, rollout, 0, 0
+
+    def choose(s, rules, deck, seat, params, rng, buf):
+        return _ismcts_kernel(s, rules, deck, seat, vector, rng, buf)
+    return choose
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_ismcts_decisions_do_not_change_when_hidden_cards_are_redealt(players):
+    mix = [("ismcts:iters=6", ismcts(6, 0)), MIX[1], ("ismcts:iters=4,rollout=greedy", ismcts(4, 1)), MIX[0]]
+    by_label: Counter = Counter()
+    for g in range(4):
+        _, labels, mismatches, _, changed, _ = play_checked(players, {}, None, seat_mix(players, g, mix), 406, g)
+        assert not mismatches, f"{len(mismatches)} search decisions depend on hidden cards, first: {mismatches[0]}"
+        by_label += labels
+        assert np.mean(changed) > 0.85
+    assert by_label["ismcts:iters=6"] > 40 and by_label["ismcts:iters=4,rollout=greedy"] > 40

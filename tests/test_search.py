@@ -1,0 +1,175 @@
+"""The search policies (sheepsim/search): mcts and ismcts through the engine contract.
+
+* The kernel (search/mcts.py) and its plain-Python twin (search/reference.py) choose the
+  same action at every decision of whole games, with the same streams, in every game
+  (max-n at 3 players, chance nodes, cut-offs, a pool that fills, determinization).
+* With a large budget on a small Pig game, mcts plays the exactly optimal action
+  (value iteration written here) wherever the two actions' values differ clearly.
+* Bad input: one line, exit status 2, nothing written.
+The randomness contract (threads, chunks, replay) is test_conformance's, and the
+re-deal tests are test_blacksheep_hidden's and test_hiboufou_hidden's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from conftest import assert_bad
+from conftest import run_cli as run
+from sheepsim.games import get_game, kernel_modules
+from sheepsim.games import wrappers as W
+from sheepsim.games.driver import NATURE
+from sheepsim.games.pig import play as PP
+from sheepsim.policies import MAX_PARAMS, seat_specs
+from sheepsim.search import mcts as M
+from sheepsim.search import reference
+
+SEED = 20261202
+
+
+def _rollout(POL, greedy):
+    """The rollout dispatcher for the Python twin: the built-ins called directly (the
+    dispatcher over every built-in would compile again for plain arrays)."""
+    def choose(pid, s, rules, aux, seat, params, rng, buf, scratch):
+        if pid == POL.RANDOM:
+            return POL.random_policy(s, rules, aux, seat, params, rng, buf)
+        return greedy(s, rules, aux, seat, params, rng, buf)
+    return choose
+
+
+TWINS = [  # game, players, options, policies by slot (slot 0 searches), decisions compared
+    ("pig", 2, {"goal": 60}, ["mcts:iters=30,rollout=greedy", "hold:t=10"], 400),
+    ("pig", 2, {"goal": 60}, ["mcts:iters=25,cutoff=4,nodes=9", "random"], 400),
+    ("battlesheep", 3, {}, ["mcts:iters=12", "mcts:iters=5,c=2", "random"], 60),
+    ("blacksheep", 3, {}, ["ismcts:iters=6", "random", "random"], 60),
+    ("hiboufou", 2, {}, ["ismcts:iters=6,cutoff=20", "random"], 60),
+]
+
+
+@pytest.mark.parametrize("name,players,options,policies,decisions", TWINS,
+                         ids=[f"{t[0]}-{t[3][0]}" for t in TWINS])
+def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, options, policies, decisions):
+    E, POL, PL = kernel_modules(name)
+    game = get_game(name)
+    rules = game.make_rules(players, options)
+    arr, aux = game.to_array(rules), game.initial_state(rules, None)
+    specs = seat_specs(name, policies, players)
+    greedy = POL.hold if name == "pig" else getattr(POL, "greedy", None)
+    hooks = (E, _rollout(POL, greedy))
+    searched = 0
+    for g in (0, 1):
+        log, _, slots, rngs = W.replay(PL, arr, aux, specs, True, SEED, g)
+        size, max_actions, width, luck, pol = PL.GAME[:5]
+        s = np.zeros(size, dtype=np.int32)
+        buf = np.zeros((max_actions, width), dtype=np.int32)
+        E.start(s, arr, aux, rngs[0])
+        for t, entry in enumerate(log[:decisions]):
+            who = int(E.actor(s, arr))
+            assert who == entry[0], f"game {g} decision {t}"
+            if who == NATURE:
+                action = E.nature(s, arr, aux, rngs[0])
+            else:
+                spec = specs[slots[who]]
+                rng = rngs[pol + who]
+                if spec.policy.id >= M.MCTS:
+                    action = reference.search(hooks, PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, spec.policy.id == M.ISMCTS,
+                                              s.copy(), arr, aux, who, spec.vector(), rng)
+                    searched += 1
+                else:
+                    action = hooks[1](spec.policy.id, s, arr, aux, who, spec.vector(), rng, buf, buf.copy())
+            action = tuple(int(x) for x in np.atleast_1d(action))
+            assert action == tuple(int(x) for x in entry[1:1 + width]), \
+                f"game {g} decision {t} seat {who}: kernel {tuple(entry[1:1 + width])}, Python twin {action}"
+            c = E.chance(s, arr, aux, action, rngs[luck + who if who >= 0 else 0])
+            assert c == entry[1 + width]
+            E.step(s, arr, aux, action, c)
+    assert searched >= 20
+
+
+def pig_exact(goal):
+    """P(win) of the player to act at (own score, other's score, turn total), both
+    playing optimally, and the value of each action: value iteration (Neller and
+    Presser) under sheepsim's rules (hold needs a turn total > 0; holding at the goal
+    wins; rolling past it does not)."""
+    p = np.zeros((goal, goal, goal + 6))
+    while True:
+        roll = np.zeros_like(p)
+        hold = np.full_like(p, -1.0)
+        for i in range(goal):
+            for j in range(goal):
+                for k in range(goal - i):
+                    if k > 0:
+                        hold[i, j, k] = 1.0 - p[j, i + k, 0] if i + k < goal else 1.0
+                    v = (1.0 - p[j, i, 0]) / 6
+                    for face in range(2, 7):
+                        v += (p[i, j, k + face] if i + k + face < goal else 1.0) / 6
+                    roll[i, j, k] = v
+        new = np.maximum(roll, hold)
+        if np.abs(new - p).max() < 1e-12:
+            return new, roll, hold
+        p = new
+
+
+@njit
+def _pig_search(s, rules, params, rng):
+    buf = np.zeros((2, 1), dtype=np.int32)
+    return PP.choose_search(M.MCTS, s, rules, s, 0, params, rng, buf, buf.copy())
+
+
+def test_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matters():
+    from sheepsim.games.pig import engine as E
+    from sheepsim.rng import streams
+    goal = 10
+    game = get_game("pig")
+    arr = game.to_array(game.make_rules(2, {"goal": goal}))
+    _, roll, hold = pig_exact(goal)
+    params = np.zeros(MAX_PARAMS)
+    params[[M.P_ITERS, M.P_C]] = 20_000, 0.7
+    checked = 0
+    for i in range(0, goal, 2):
+        for j in range(0, goal, 3):
+            for k in range(1, goal - i):
+                if abs(roll[i, j, k] - hold[i, j, k]) < 0.04:
+                    continue        # too close to call at this budget
+                s = np.zeros(E.STATE_SIZE, dtype=np.int32)
+                s[E.S_SCORE], s[E.S_SCORE + 1], s[E.S_TURN] = i, j, k
+                best = E.ACT_HOLD if hold[i, j, k] > roll[i, j, k] else E.ACT_ROLL
+                assert _pig_search(s, arr, params, streams(SEED, i * 100 + j * 10 + k, 1)[0]) == best, \
+                    f"score {i}, other {j}, turn total {k}: roll {roll[i, j, k]:.3f}, hold {hold[i, j, k]:.3f}"
+                checked += 1
+    assert checked >= 15
+
+
+def test_search_beats_the_heuristic_it_rolls_out_with_in_battle_sheep(tmp_path):
+    """A sanity check of strength, not a measurement: 100 iterations against greedy."""
+    game = get_game("battlesheep")
+    rules = game.make_rules(2, {})
+    specs = seat_specs("battlesheep", ["mcts:iters=100", "greedy"], 2)
+    rows = game.play_chunk(game.to_array(rules), game.initial_state(rules, None), specs, True, SEED, 0, 120)
+    df = game.frame(rows, rules, specs, SEED, 0)
+    winner_policy = [df[f"policy_{w}"].iloc[i] if w >= 0 else None for i, w in enumerate(df["winner"])]
+    assert winner_policy.count("mcts:iters=100") > winner_policy.count("greedy") * 1.3
+
+
+@pytest.mark.parametrize("args,needles", [
+    (["simulate", "pig", "--policy", "mcts:iters=0"], ["iters=0 is out of range", "integer 1..1000000"]),
+    (["simulate", "pig", "--policy", "mcts:iters=2.5"], ["whole number"]),
+    (["simulate", "pig", "--policy", "mcts:c=-1"], ["c=-1 is out of range", "0..100"]),
+    (["simulate", "pig", "--policy", "mcts:rollout=smart"], ["rollout='smart'", "random, greedy"]),
+    (["simulate", "battlesheep", "--policy", "ismcts"], ["no hidden information", "use mcts"]),
+    (["simulate", "blacksheep", "--policy", "mcts"], ["hides cards", "use ismcts"]),
+    (["simulate", "bobbysitter", "--policy", "mcts"], ["unknown bobbysitter policy 'mcts'"]),
+])
+def test_bad_search_input_is_one_line_exit_2(tmp_path, args, needles):
+    out = tmp_path / "out"
+    assert_bad(run(*args, "--out", str(out)), *needles)
+    assert not out.exists()
+
+
+def test_policies_lists_the_search_that_fits_the_game():
+    text = run("policies", "blacksheep").output
+    assert "ismcts" in text and "ismcts:rollout=<name>  (default random; allowed one of random, greedy)" in text
+    assert "\nmcts\n" not in text
+    assert "\nmcts\n" in run("policies", "pig").output
