@@ -455,7 +455,8 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
 
     \b
     An analysis file names its kind and game, and may name the rest:
-      kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants or grid
+      kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid or
+                                skill_ladder
       game = "pig"              a name from `sheepsim games`
       name, title, description  the report's file name (default: the file's), title, text
       seed = 0                  the master seed (default 0)
@@ -467,6 +468,8 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
       rule_variants   players, policy, games, options, variants
       grid            players, policy, focal_policy, games, options, rows, cols, metrics,
                       labels, skip_invalid
+      skill_ladder    players, policy, start, limit, games, against, against_games,
+                      options
     A key the kind does not know is an error. A complete file:
       kind = "seat_advantage"
       game = "pig"
@@ -475,7 +478,7 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
       games = 20000
     `sheepsim examples` writes a commented one (examples/analysis.toml); the repository's
     analyses/ folder holds one file per study, each kind described at the top of
-    sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid).
+    sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid, ladder).
 
     \b
     Example:
