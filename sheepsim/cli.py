@@ -455,8 +455,8 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
 
     \b
     An analysis file names its kind and game, and may name the rest:
-      kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid or
-                                skill_ladder
+      kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid,
+                                skill_ladder or ratings
       game = "pig"              a name from `sheepsim games`
       name, title, description  the report's file name (default: the file's), title, text
       seed = 0                  the master seed (default 0)
@@ -470,6 +470,7 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
                       labels, skip_invalid
       skill_ladder    players, policy, start, limit, games, against, against_games,
                       options
+      ratings         policies, games, options, bootstrap
     A key the kind does not know is an error. A complete file:
       kind = "seat_advantage"
       game = "pig"
@@ -478,7 +479,8 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
       games = 20000
     `sheepsim examples` writes a commented one (examples/analysis.toml); the repository's
     analyses/ folder holds one file per study, each kind described at the top of
-    sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid, ladder).
+    sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid, ladder,
+    ratings).
 
     \b
     Example:

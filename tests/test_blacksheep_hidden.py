@@ -403,7 +403,7 @@ def test_negative_control_reading_the_mole_revealed_hand_is_allowed():
 @njit
 def _ismcts_kernel(s, rules, aux, seat, params, rng, buf):
     # the pointers the search kernels pass (play.VIEW), so the cached twin is reused
-    return P.R_CHOOSE_SEARCH(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat, params,
+    return P.choose_search_called(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat, params,
                              fast.pointer(rng), buf, np.empty_like(buf))
 
 

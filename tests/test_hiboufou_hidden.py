@@ -394,7 +394,7 @@ def test_negative_control_counting_the_public_cards_is_allowed():
 @njit
 def _ismcts_kernel(s, rules, deck, seat, params, rng, buf):
     # the pointers the search kernels pass (play.VIEW), so the cached twin is reused
-    return P.R_CHOOSE_SEARCH(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat, params,
+    return P.choose_search_called(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat, params,
                              fast.pointer(rng), buf, np.empty_like(buf))
 
 

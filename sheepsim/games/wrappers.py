@@ -95,11 +95,12 @@ def search_policies(specs: list[PolicySpec]) -> bool:
     return any(MCTS <= p.policy.id <= LAST_ID for p in specs)
 
 
-def builtin_kernels(play, specs: list[PolicySpec]):
-    """(block kernel, replay kernel) of a run without user policies."""
-    if search_policies(specs):
-        return play.play_blocks_search, play.replay_search
-    return play.play_blocks, play.replay
+def builtin_kernel(play, specs: list[PolicySpec], replay: bool = False):
+    """The block kernel (or with `replay` the replay kernel) of a run without user policies."""
+    search = search_policies(specs)
+    if replay:
+        return play.replay_search if search else play.replay
+    return play.play_blocks_search if search else play.play_blocks
 
 
 def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +163,7 @@ def cold_start_note(game, specs: list[PolicySpec]) -> str | None:
         return (f"compiling the kernels for {game.title} with user policy {names} (once per process, about "
                 f"{USER_COMPILE_SECONDS} s; the first time also the game's own hooks, about "
                 f"{game.compile_seconds} s)")
-    kernel = builtin_kernels(play, specs)[0]
+    kernel = builtin_kernel(play, specs)
     if kernel.signatures or _on_disk(kernel):
         return None
     if search_policies(specs):
@@ -211,7 +212,7 @@ def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicyS
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     ids, params = policy_arrays(specs)
     args = (rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
-    kernel = builtin_kernels(play, specs)[0]
+    kernel = builtin_kernel(play, specs)
     if user_policies(specs):
         kernel = user_kernels(play, specs)[0]
         with _typing_errors(play, specs):
@@ -264,7 +265,7 @@ def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec]
     players = int(rules_arr[0])
     slots = seat_slots(game, players, rotate, play.GAME[driver.G_MAX_PLAYERS])
     ids, params = policy_arrays(specs)
-    kernel = user_kernels(play, specs)[1] if user_policies(specs) else builtin_kernels(play, specs)[1]
+    kernel = user_kernels(play, specs)[1] if user_policies(specs) else builtin_kernel(play, specs, replay=True)
     while True:
         rngs = streams(seed, game, play.GAME[driver.G_STREAMS])
         log = np.zeros((log_rows, play.GAME[driver.G_ACTION_SIZE] + 2), dtype=np.int32)   # actor, action, chance

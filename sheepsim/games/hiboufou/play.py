@@ -59,7 +59,18 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
 
-SEARCH_HOOKS = HOOKS[:-1] + (choose_search,)        # driver.user_kernels' hooks with a search policy
+@njit(cache=True)
+def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
+    """choose_search calling the hooks rather than inlining them (driver.called): the
+    replay and user-policy kernels' search, compiled in seconds rather than a minute."""
+    if policy_id >= mcts.MCTS:
+        mcts.search(R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, E.determinize,
+                    R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat, params, rng, buf)
+        return buf[0, 0], buf[0, 1], buf[0, 2]
+    return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
+
+
+SEARCH_HOOKS = HOOKS[:-1] + (choose_search_called,)        # driver.user_kernels' hooks with a search policy
 LAST_SEARCH = mcts.LAST_ID
 
 
@@ -70,11 +81,8 @@ def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, o
                        seed, first, out, faults, b_lo, b_hi)
 
 
-R_CHOOSE_SEARCH = driver.called(choose_search)
-
-
 @njit(cache=True)
 def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE_SEARCH,
+    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, choose_search_called,
                          P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
                          seat_slot, rngs, g, row, log, fault)

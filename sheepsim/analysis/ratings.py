@@ -1,0 +1,201 @@
+"""Ratings across a policy population: a round robin, Bradley-Terry ratings, cycles.
+
+Every pair of the listed policies plays `games` 2-player games, seats rotated (each
+policy plays each seat equally often) on the analysis seed, so every pair sees the same
+deals. Ratings: the Bradley-Terry model P(i beats j) = 1 / (1 + exp(r_j - r_i)), fitted
+by maximum likelihood (scipy.optimize.minimize, L-BFGS, on the log-likelihood of every
+pair's wins; a draw or shared win counts half a win to each), shown on the Elo scale
+(400 / ln 10 per unit of r) with the first policy at 0. Intervals: a parametric
+bootstrap, each pair's wins redrawn from its observed rate, refitted `bootstrap` times;
+the 2.5 and 97.5 percentiles. A cycle is reported when the pairwise results contradict
+any ranking: A beats B beats C beats A, each significantly (the pair's 95% Wilson
+interval excludes one half), found by a depth-first search of the "beats" graph.
+
+Analysis keys: policies (SPECs, at least 3), games (per pair), options, bootstrap.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+from ..errors import SheepsimError
+from ..games import get_game
+from ..policies import seat_specs
+from ..report import findings as F
+from ..report import plots
+from ..report.markdown import Report
+from ..runner import simulate, versions
+from .stats import wilson_interval
+
+KEYS = ("policies", "games", "options", "bootstrap")
+ELO = 400 / math.log(10)
+
+
+@dataclass
+class Plan:
+    game: Any
+    rules: Any
+    labels: list[str]
+    games: int
+    bootstrap: int
+
+
+def plan(spec: dict[str, Any], scale: float) -> Plan:
+    game = get_game(spec["game"])
+    if game.players[0] > 2:
+        raise SheepsimError(f"ratings come from 2-player games; {game.title} takes {game.players[0]} or more")
+    rules = game.make_rules(2, spec.get("options", {}))
+    policies = spec.get("policies", [])
+    labels = [s.label for s in seat_specs(game.name, policies, len(policies))] if policies else []
+    if len(set(labels)) < 3:
+        raise SheepsimError("ratings need at least 3 different policies (`policies = [...]`), a round robin of pairs")
+    games = spec.get("games", 10_000)
+    if not isinstance(games, int):
+        raise SheepsimError("`games` of ratings is one number, the games per pair")
+    bootstrap = spec.get("bootstrap", 1000)
+    if not isinstance(bootstrap, int) or not 100 <= bootstrap <= 100_000:
+        raise SheepsimError(f"`bootstrap` must be a whole number of resamples, 100..100000, not {bootstrap!r}")
+    return Plan(game, rules, list(dict.fromkeys(labels)), max(1, round(games * scale)), bootstrap)
+
+
+def fit(wins: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """Bradley-Terry strengths r (r[0] = 0) from wins[i, j], the (half-)wins of i over
+    j, and played[i, j], their games: maximum likelihood."""
+    n = len(wins)
+
+    def nll(x):
+        r = np.concatenate([[0.0], x])
+        d = r[:, None] - r[None, :]
+        beat = 1.0 / (1.0 + np.exp(-d))             # beat[i, j] = P(i beats j)
+        loss = np.sum(wins * np.logaddexp(0.0, -d))  # -sum w_ij log P(i beats j), written stably
+        # d loss / d r_k = -sum_j w_kj P(j beats k) + sum_i w_ik P(k beats i)
+        grad = -(wins * beat.T).sum(axis=1) + (wins.T * beat).sum(axis=1)
+        return loss, grad[1:]
+    result = minimize(nll, np.zeros(n - 1), jac=True, method="L-BFGS-B", bounds=[(-30, 30)] * (n - 1))
+    return np.concatenate([[0.0], result.x])
+
+
+def cycle(beats: np.ndarray) -> list[int] | None:
+    """A cycle of the directed graph beats[i, j] (i beats j significantly), or None."""
+    n = len(beats)
+    state = [0] * n         # 0 new, 1 on the path, 2 done
+    path: list[int] = []
+
+    def visit(i):
+        state[i] = 1
+        path.append(i)
+        for j in range(n):
+            if beats[i, j]:
+                if state[j] == 1:
+                    return path[path.index(j):] + [j]
+                if state[j] == 0:
+                    found = visit(j)
+                    if found:
+                        return found
+        state[i] = 2
+        path.pop()
+        return None
+
+    for i in range(n):
+        if state[i] == 0:
+            found = visit(i)
+            if found:
+                return found
+    return None
+
+
+def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
+    name, seed, game = spec["name"], spec["seed"], p.game
+    figures = (reports / name).absolute()
+    figures.mkdir(parents=True, exist_ok=True)
+    n = len(p.labels)
+    wins = np.zeros((n, n))         # half-wins of row over column
+    played = np.zeros((n, n))
+    decided = np.zeros((n, n))
+    seconds = {}
+    for i, j in combinations(range(n), 2):
+        if progress:
+            print(f"{name}: {p.labels[i]} against {p.labels[j]}, {p.games:,} games ...", file=sys.stderr, flush=True)
+        specs = seat_specs(game.name, [p.labels[i], p.labels[j]], 2)
+        start = time.perf_counter()
+        df = simulate(game, p.rules, specs, p.games, seed, threads, progress=progress).results
+        seconds[(i, j)] = time.perf_counter() - start
+        # slot 0 (policy i) plays seat rotation: seat (0 - g) mod 2 (DESIGN: seat q is slot (q + g) mod 2)
+        seat_i = (-df["rotation"].to_numpy()) % 2
+        winner = df["winner"].to_numpy()
+        won_i = (winner == seat_i).sum()
+        won_j = ((winner >= 0) & (winner != seat_i)).sum()
+        draws = len(df) - won_i - won_j
+        wins[i, j], wins[j, i] = won_i + draws / 2, won_j + draws / 2
+        played[i, j] = played[j, i] = len(df)
+        decided[i, j] = decided[j, i] = won_i + won_j
+    rate = np.divide(wins, played, out=np.full((n, n), np.nan), where=played > 0)
+    lo, hi = wilson_interval(np.where(played > 0, wins, 0), played)
+    r = fit(wins, played)
+    rng = np.random.default_rng(seed)
+    boots = np.array([fit(_resample(rng, rate, played), played) for _ in range(p.bootstrap)])
+    r_lo, r_hi = np.percentile(boots, [2.5, 97.5], axis=0)
+    table = pd.DataFrame({"policy": p.labels, "rating": ELO * r, "rating_lo": ELO * r_lo, "rating_hi": ELO * r_hi,
+                          "mean_win_rate": np.nanmean(rate, axis=1)}).sort_values("rating", ascending=False)
+    beats = np.nan_to_num(lo) > 0.5
+    loop = cycle(beats)
+
+    report = Report(spec.get("title", f"{game.title}: ratings"), {
+        "game": game.name, "game_version": game.version, "rules": p.rules.as_dict(), "policies": p.labels,
+        "seed": seed, "games": {"per pair": p.games}, "bootstrap": p.bootstrap, "packages": versions(),
+        "command": command,
+    }, description=spec.get("description"))
+    report.findings(_findings(table, loop, p.labels))
+    report.heading("Ratings")
+    report.table(table, headers={"rating": "rating (Elo scale)", "mean_win_rate": "mean win rate"},
+                 percent=["mean_win_rate"],
+                 caption=f"Bradley-Terry maximum likelihood on the Elo scale, {p.labels[0]} at 0; 95% parametric "
+                         f"bootstrap intervals ({p.bootstrap} resamples); mean win rate over its pairs, draws half")
+    order = [p.labels.index(x) for x in table["policy"]]
+    report.figure(plots.heatmap(rate[np.ix_(order, order)], list(table["policy"]), list(table["policy"]),
+                                figures / "pairs.png", f"{game.title}: win rate of the row against the column",
+                                "against", "policy", centre=0.5, lo=lo[np.ix_(order, order)],
+                                hi=hi[np.ix_(order, order)], value_label="row's win rate"),
+                  "Each pair's win rate (row against column, draws half), rows and columns by rating; a cell whose "
+                  "95% Wilson interval holds 50% is drawn neutral.")
+    report.paragraph("Run time: " + ", ".join(f"{p.labels[i]} v {p.labels[j]} {s:.0f}s"
+                                              for (i, j), s in seconds.items()) + ".")
+    return report.write(reports / f"{name}.md")
+
+
+def _resample(rng, rate, played):
+    """Each pair's wins redrawn from its observed rate (upper triangle; the lower mirrors it)."""
+    n = len(rate)
+    w = np.zeros((n, n))
+    for i, j in combinations(range(n), 2):
+        k = rng.binomial(int(played[i, j]), rate[i, j])
+        w[i, j], w[j, i] = k, played[i, j] - k
+    return w
+
+
+def _findings(table: pd.DataFrame, loop: list[int] | None, labels: list[str]) -> list[str]:
+    top, bottom = table.iloc[0], table.iloc[-1]
+    lines = [f"Strongest: **{top.policy}**, {top.rating - bottom.rating:.0f} Elo above the weakest, {bottom.policy} "
+             f"(ratings with 95% intervals below)."]
+    for a, b in zip(table.itertuples(), table.iloc[1:].itertuples()):
+        apart = a.rating_lo > b.rating_hi
+        lines.append(f"{a.policy} {a.rating:+.0f} [{a.rating_lo:+.0f}, {a.rating_hi:+.0f}] against {b.policy} "
+                     f"{b.rating:+.0f} [{b.rating_lo:+.0f}, {b.rating_hi:+.0f}]: "
+                     f"{'clearly ahead' if apart else 'intervals overlap'}.")
+    if loop:
+        lines.append("**A cycle**: " + " beats ".join(labels[i] for i in loop) + ", each significantly: no single "
+                     "ranking fits these results, and the ratings average over it.")
+    else:
+        lines.append("No cycle: no set of policies beats each other in a circle significantly, so the ratings' "
+                     "order is consistent with every significant pairwise result.")
+    return lines
