@@ -408,10 +408,11 @@ def trace(game, players, policies, options, seed, no_rotate, from_position, game
       sheepsim trace blacksheep -p 3 --policy threshold:k=7 --seed 1 --game 0
     """
     from .policies import seat_specs
+    from .start import kernel_aux
     g = _game(game)
     rules, position = _rules_and_start(g, players, options, from_position)
     specs = seat_specs(g.name, policies, rules.num_players)
-    init = g.initial_state(rules, position)
+    init = kernel_aux(g, rules, position, specs)
     click.echo(g.trace(rules, specs, seed, game_index, not no_rotate, init, as_json, deck_file=_deck_option()))
 
 
