@@ -461,7 +461,8 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     simulate's --games, --players, -o NAME=VALUE and --policy SPEC):
       seat_advantage  players, policies, games, options
       policy_sweep    players, policy, param, values, field_policy, field_values, games,
-                      confirm_games, options, confidence
+                      confirm_games, options, confidence; or field = "SPEC" (one fixed
+                      field, e.g. "optimal", instead of field_policy and field_values)
       rule_variants   players, policy, games, options, variants
       grid            players, policy, focal_policy, games, options, rows, cols, metrics,
                       labels, skip_invalid
