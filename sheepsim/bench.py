@@ -108,7 +108,8 @@ def _summary(n: int, times: list[tuple[float, float]]) -> dict[str, Any]:
 def _kernel(game, rules, specs, n_games: int | None, threads: int) -> dict[str, Any]:
     """Best-of-REPEATS runs of the chunk kernel at 1 and at `threads` threads."""
     import numba
-    arr, init = game.to_array(rules), game.initial_state(rules, None)
+    from .start import kernel_aux
+    arr, init = game.to_array(rules), kernel_aux(game, rules, None, specs)
 
     def run(n: int) -> tuple[float, float]:
         return _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n))

@@ -411,10 +411,11 @@ def trace(game, players, policies, options, seed, no_rotate, from_position, game
       sheepsim trace blacksheep -p 3 --policy threshold:k=7 --seed 1 --game 0
     """
     from .policies import seat_specs
+    from .start import kernel_aux
     g = _game(game)
     rules, position = _rules_and_start(g, players, options, from_position)
     specs = seat_specs(g.name, policies, rules.num_players)
-    init = g.initial_state(rules, position)
+    init = kernel_aux(g, rules, position, specs)
     click.echo(g.trace(rules, specs, seed, game_index, not no_rotate, init, as_json, deck_file=_deck_option()))
 
 
@@ -464,7 +465,8 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     simulate's --games, --players, -o NAME=VALUE and --policy SPEC):
       seat_advantage  players, policies, games, options
       policy_sweep    players, policy, param, values, field_policy, field_values, games,
-                      confirm_games, options, confidence
+                      confirm_games, options, confidence; or field = "SPEC" (one fixed
+                      field, e.g. "optimal", instead of field_policy and field_values)
       rule_variants   players, policy, games, options, variants
       grid            players, policy, focal_policy, games, options, rows, cols, metrics,
                       labels, skip_invalid

@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .errors import SheepsimError
 from .games.base import GameSpec
 from .options import Rules, parse_assignments
@@ -37,6 +39,25 @@ def resolve(game: GameSpec, players: int | None = None, options: dict[str, Any] 
         raise SheepsimError(f"--players {players} differs from the position's num_players {rules.num_players}")
     game.initial_state(rules, position)       # validates the position now, before any output
     return rules, position
+
+
+def policy_data(game: GameSpec, rules: Rules, specs: list) -> np.ndarray:
+    """The fixed data the policies `specs` read under `rules` (GameSpec.policy_data; empty
+    for most), or one SheepsimError saying why they cannot play these rules. Analyses
+    call it for every cell before anything is written."""
+    if game.policy_data is None:
+        return np.zeros(0, dtype=np.int32)
+    return game.policy_data(rules, specs)
+
+
+def kernel_aux(game: GameSpec, rules: Rules, start: dict | None, specs: list) -> np.ndarray:
+    """What the kernels read as `aux` in a run of `specs`: the start state
+    (game.initial_state), followed by the fixed data the policies read, if any (Pig's
+    optimal policy: its decision table). Every other run's aux is the start state alone,
+    as before the hook existed, so its results and golden hashes are unchanged."""
+    init = game.initial_state(rules, start)
+    data = policy_data(game, rules, specs)
+    return np.concatenate([init, data]) if len(data) else init
 
 
 def _with_deck(game: GameSpec, players: int | None, overrides: dict[str, Any], path: Path):

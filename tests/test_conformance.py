@@ -27,6 +27,7 @@ from sheepsim.games.driver import NATURE
 from sheepsim.policies import seat_specs
 from sheepsim.rng import rand_below, streams
 from sheepsim.runner import simulate
+from sheepsim.start import kernel_aux
 
 TURN_GAMES = ["battlesheep", "blacksheep", "hiboufou", "pig"]
 CASES = [(name, p) for name, g in all_games().items() for p in range(g.players[0], g.players[1] + 1)]
@@ -155,7 +156,8 @@ VARIANTS = [("battlesheep", 2, {"board": "random"}, ["greedy", "random"]),
             ("pig", 2, {}, ["mcts:iters=20,rollout=greedy", "hold"]),
             ("battlesheep", 3, {"board": "random"}, ["mcts:iters=10", "greedy", "random"]),
             ("blacksheep", 3, {}, ["ismcts:iters=6,cutoff=30", "threshold:k=6", "random"]),
-            ("hiboufou", 2, {}, ["ismcts:iters=6,rollout=greedy", "greedy"])]
+            ("hiboufou", 2, {}, ["ismcts:iters=6,rollout=greedy", "greedy"]),
+            ("pig", 2, {"goal": 60}, ["optimal", "hold:t=20"])]      # optimal reads its table from aux
 DETERMINISM = [(n, p, {}, None) for n, p in CASES] + VARIANTS
 
 
@@ -167,6 +169,7 @@ def test_same_seed_same_rows_for_any_thread_count_chunk_size_and_replay(name, pl
     game, rules, arr, aux = _setup(name, players, options)
     pols = policies or [base_policy(name)]
     specs = seat_specs(name, [pols[i % len(pols)] for i in range(players)] if len(pols) > 1 else pols, players)
+    aux = kernel_aux(game, rules, None, specs)       # the start, and any data the policies read
     n = 200
     before = numba.get_num_threads()
     try:

@@ -76,3 +76,35 @@ def test_rule_variants_rejects_bad_variant(tmp_path):
                     'odd = { wolf = "sometimes" }\n')
     result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep")])
     assert result.exit_code == 2 and "wolf" in result.output and "off | on" in result.output
+
+
+def test_sweep_against_a_fixed_field_reports_regret(tmp_path):
+    # field = "SPEC": every other seat plays that one SPEC, and the field's own policy is
+    # played in the focal slot on the same seeds; hold:t=20 against a hold:t=20 field plays
+    # exactly the field's games, so its regret is 0 with no width at all
+    toml = tmp_path / "pig.toml"
+    toml.write_text('name = "fixed"\nkind = "policy_sweep"\ngame = "pig"\nseed = 3\npolicy = "hold"\nparam = "t"\n'
+                    'values = [5, 20]\nfield = "hold:t=20"\ngames = 3000\n')
+    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "fixed.md").read_text()
+    assert "| t | win rate against hold:t=20 | hold:t=20's win rate | regret against hold:t=20 (points) |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| 20 |"))
+    assert row.split(" | ")[3] == "0.0 [0.0, 0.0]"
+    five = next(line for line in text.splitlines() if line.startswith("| 5 |"))
+    assert five.split(" | ")[3].startswith("+")          # holding at 5 gives away games
+    findings = text.split("## 2 players")[0]
+    assert "against hold:t=20 the best t is 20" in findings and "Regret against hold:t=20" in findings
+    assert "smallest at t = 20, 0.0 [0.0, 0.0] points" in findings and "equilibrium" not in findings
+    assert "**policies**: `hold:t=x vs field hold:t=20`" in text
+
+
+def test_sweep_field_is_one_spec_and_not_a_swept_field(tmp_path):
+    toml = tmp_path / "bad.toml"
+    for extra, needle in (('field = "hold"\nfield_values = [20]\n', "give `field`"),
+                          ("field = 20\n", "`field` must be a policy SPEC"),
+                          ('field = "greedy"\n', "unknown pig policy 'greedy'")):
+        toml.write_text('kind = "policy_sweep"\ngame = "pig"\npolicy = "hold"\nparam = "t"\nvalues = [5]\n' + extra)
+        result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep")])
+        assert result.exit_code == 2 and needle in result.output and "Traceback" not in result.output, result.output
+        assert not (tmp_path / "rep").exists()

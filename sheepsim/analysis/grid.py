@@ -43,6 +43,7 @@ from ..games import get_game
 from ..policies import parse_spec
 from ..report.markdown import Report, decimals, format_interval
 from ..runner import simulate, versions
+from ..start import policy_data
 from . import tables as T
 from .stats import wilson_interval
 
@@ -127,6 +128,7 @@ def _cell(spec: dict, game, rows: Axis, cols: Axis, r: Any, c: Any) -> Cell:
         specs = [parse_spec(game.name, with_params(field))] * players
     else:
         specs = [parse_spec(game.name, with_params(focal))] + [parse_spec(game.name, field)] * (players - 1)
+    policy_data(game, rules, specs)         # the policies can play these rules (Pig's optimal)
     return Cell(r, c, players, rules, specs)
 
 

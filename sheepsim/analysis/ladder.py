@@ -30,6 +30,7 @@ from ..report import findings as F
 from ..report import plots
 from ..report.markdown import Report
 from ..runner import simulate, versions
+from ..start import policy_data
 from . import tables as T
 
 KEYS = ("players", "policy", "start", "limit", "games", "against", "against_games", "options")
@@ -79,9 +80,9 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     if not isinstance(games, int):
         raise SheepsimError("`games` of a skill ladder is one number, the games per step")
     against = spec.get("against", "random")
-    seat_specs(game.name, [against], players)       # check it now, not after an hour
-    for b in budgets:
-        parse_spec(game.name, with_iters(policy, b))
+    for b in budgets:                               # check every cell now, not after an hour
+        policy_data(game, rules, seat_specs(game.name, [with_iters(policy, b), against], 2)[:1] +
+                    seat_specs(game.name, [against], players))
     against_games = spec.get("against_games", games)
     return Plan(game, rules, players, policy, budgets, max(1, round(games * scale)), against,
                 max(1, round(against_games * scale)))

@@ -35,6 +35,7 @@ from ..report import findings as F
 from ..report import plots
 from ..report.markdown import Report
 from ..runner import simulate, versions
+from ..start import policy_data
 from .stats import wilson_interval
 
 KEYS = ("policies", "games", "options", "bootstrap")
@@ -56,9 +57,11 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
         raise SheepsimError(f"ratings come from 2-player games; {game.title} takes {game.players[0]} or more")
     rules = game.make_rules(2, spec.get("options", {}))
     policies = spec.get("policies", [])
-    labels = [s.label for s in seat_specs(game.name, policies, len(policies))] if policies else []
+    specs = seat_specs(game.name, policies, len(policies)) if policies else []
+    labels = [s.label for s in specs]
     if len(set(labels)) < 3:
         raise SheepsimError("ratings need at least 3 different policies (`policies = [...]`), a round robin of pairs")
+    policy_data(game, rules, specs)                 # the policies can play these rules (Pig's optimal)
     games = spec.get("games", 10_000)
     if not isinstance(games, int):
         raise SheepsimError("`games` of ratings is one number, the games per pair")

@@ -23,6 +23,7 @@ from ..report import plots
 from ..report import findings as F
 from ..report.markdown import Report
 from ..runner import simulate, versions
+from ..start import policy_data
 from . import tables as T
 
 KEYS = ("players", "policies", "games", "options")
@@ -53,6 +54,7 @@ def plan(spec: dict[str, Any], scale: float) -> list[Cell]:
         for players in spec.get("players", [game.players[0]]):
             rules = game.make_rules(players, options)
             specs = seat_specs(game.name, [policy], players)
+            policy_data(game, rules, specs)         # the policies can play these rules (Pig's optimal)
             cells.append(Cell(f"{players}p {specs[0].label}", players, specs[0].label,
                               max(1, round(count * scale)), rules, specs))
     return cells

@@ -13,6 +13,13 @@ candidate is a y that lies in the best-response set to itself. Each candidate's 
 set is then re-run against it on fresh seeds (a different seed); the candidate is a
 confirmed equilibrium only when it stays in its own best-response set there, and the
 follow-up (every seat at one setting) is played only at a confirmed equilibrium.
+
+A fixed field: `field = "SPEC"` (instead of field_policy and field_values) has the
+other P - 1 seats play that one SPEC, say Pig's `optimal` against `hold:t=x`. The field's
+own policy is then also played in the focal slot on the same seeds, and each x gets its
+regret against the field: the focal win rate lost by playing x rather than the field's
+policy, the mean paired difference with its 95% interval. There is no equilibrium to look
+for: the field is not one of the swept settings.
 """
 
 from __future__ import annotations
@@ -28,13 +35,14 @@ import pandas as pd
 
 from ..errors import SheepsimError
 from ..games import get_game
-from ..policies import parse_spec
+from ..policies import parse_spec, seat_specs
 from ..report.markdown import Report, format_interval
 from ..runner import simulate, versions
+from ..start import policy_data
 from .stats import wilson_interval
 
-KEYS = ("players", "policy", "param", "values", "field_policy", "field_values", "games", "confirm_games",
-        "options", "confidence")
+KEYS = ("players", "policy", "param", "values", "field_policy", "field_values", "field", "games",
+        "confirm_games", "options", "confidence")
 
 
 @dataclass
@@ -50,6 +58,11 @@ class Plan:
     confirm_games: int
     options: dict
     confidence: float
+    field: str | None = None        # a fixed field SPEC (`field`), instead of field_policy:param=y
+
+    def field_spec(self, y: float | None) -> str:
+        """The SPEC the field plays in column y."""
+        return self.field if self.field is not None else _spec(self.game.name, self.field_policy, self.param, y)
 
 
 def _spec(game: str, policy: str, param: str, value: float) -> str:
@@ -62,31 +75,59 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
         if key not in spec:
             raise SheepsimError(f"a policy_sweep needs `{key}`; keys: {', '.join(KEYS)}")
     values = [float(v) for v in spec["values"]]
-    field_values = [float(v) for v in spec.get("field_values", values)]
+    field = spec.get("field")
+    if field is not None:
+        if not isinstance(field, str):
+            raise SheepsimError(f'`field` must be a policy SPEC, e.g. field = "optimal", not {field!r}')
+        clash = [k for k in ("field_policy", "field_values") if k in spec]
+        if clash:
+            raise SheepsimError(f"give `field` (one SPEC for the other seats) or `{clash[0]}` (the field swept over "
+                                f"`param`), not both")
+        field_values: list = [None]                          # one column: the fixed field
+    else:
+        field_values = [float(v) for v in spec.get("field_values", values)]
     players = list(spec.get("players", [game.players[0]]))
     p = Plan(game, players, spec["policy"], spec.get("field_policy", spec["policy"]), spec["param"], values,
              field_values, max(1, round(spec.get("games", 2000) * scale)),
              max(1, round(spec.get("confirm_games", spec.get("games", 2000)) * scale)),
-             dict(spec.get("options", {})), float(spec.get("confidence", 0.95)))
+             dict(spec.get("options", {})), float(spec.get("confidence", 0.95)), field)
+    focals = [_spec(game.name, p.policy, p.param, v) for v in values] + ([field] if field is not None else [])
     for n in players:
-        game.make_rules(n, p.options)                       # validates players and options now
-    for v in values:
-        parse_spec(game.name, _spec(game.name, p.policy, p.param, v))
-    for v in field_values:
-        parse_spec(game.name, _spec(game.name, p.field_policy, p.param, v))
+        rules = game.make_rules(n, p.options)               # validates players and options now
+        for x in focals:
+            for y in field_values:
+                # the SPECs parse, and the policies can play these rules (Pig's optimal)
+                policy_data(game, rules, seat_specs(game.name, [x] + [p.field_spec(y)] * (n - 1), n))
     if not 0.5 < p.confidence < 1:
         raise SheepsimError(f"confidence={p.confidence} must lie between 0.5 and 1")
     return p
 
 
-def focal_wins(game, rules, focal: str, field: str, games: int, seed: int, threads) -> np.ndarray:
-    """Per-game result of the focal slot (1 win, 0 otherwise), in game order."""
+def focal_outcomes(game, rules, focal: str, field: str, games: int, seed: int, threads) -> np.ndarray:
+    """Per-game result of the focal slot, in game order: 1 it won, 0 a field seat won, -1
+    no sole winner."""
     specs = [parse_spec(game.name, focal)] + [parse_spec(game.name, field)] * (rules.num_players - 1)
     df = simulate(game, rules, specs, games, seed, threads).results
     p = rules.num_players
     # with rotation, slot 0 (focal) sits on seat (-g) mod P in game g
     focal_seat = (-df["game"].to_numpy()) % p
-    return (df["winner"].to_numpy() == focal_seat).astype(np.int8)
+    winner = df["winner"].to_numpy()
+    return np.where(winner < 0, -1, winner == focal_seat).astype(np.int8)
+
+
+def focal_wins(game, rules, focal: str, field: str, games: int, seed: int, threads) -> np.ndarray:
+    """Per-game result of the focal slot (1 win, 0 otherwise), in game order."""
+    return (focal_outcomes(game, rules, focal, field, games, seed, threads) == 1).astype(np.int8)
+
+
+def regret(own: np.ndarray, wins: np.ndarray, z: float = 1.96) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's regret against `own`, the focal slot's wins when it plays the field's own
+    policy on the same seeds: mean of own - wins per game, with a normal interval of
+    half-width z standard errors (paired, so common random numbers narrow it)."""
+    d = own[None, :].astype(float) - wins
+    mean = d.mean(axis=1)
+    se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]) if d.shape[1] > 1 else np.full(len(d), np.inf)
+    return mean, mean - z * se, mean + z * se
 
 
 def best_set(wins: np.ndarray, confidence: float) -> tuple[int, np.ndarray]:
@@ -142,37 +183,51 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
     report = Report(spec.get("title", f"{game.title}: {p.policy} sweep"), {
         "game": game.name, "game_version": game.version,
         "rules": {n: game.make_rules(n, p.options).as_dict() for n in p.players},
-        "policies": [f"{p.policy}:{p.param}=x vs field {p.field_policy}:{p.param}=y"],
-        "seed": f"{seed} (every cell), {seed + 1} (fresh-seed checks), {seed + 2} (games at the equilibrium)",
-        "games": f"{p.games:,} per cell; {p.confirm_games:,} per fresh-seed check and per equilibrium follow-up",
+        "policies": [f"{p.policy}:{p.param}=x vs field " +
+                     (p.field if p.field is not None else f"{p.field_policy}:{p.param}=y")],
+        "seed": (f"{seed} (every cell, and {p.field} in the focal slot)" if p.field is not None else
+                 f"{seed} (every cell), {seed + 1} (fresh-seed checks), {seed + 2} (games at the equilibrium)"),
+        "games": (f"{p.games:,} per cell" if p.field is not None else
+                  f"{p.games:,} per cell; {p.confirm_games:,} per fresh-seed check and per equilibrium follow-up"),
         "packages": versions(), "command": command,
     }, description=spec.get("description"))
     q = p.param
     weak: dict[int, list[float]] = {}
     for n in p.players:
         rules = game.make_rules(n, p.options)
-        wins = np.zeros((len(p.values), len(p.field_values), p.games), dtype=np.int8)
+        outcomes = np.zeros((len(p.values), len(p.field_values), p.games), dtype=np.int8)
         for j, y in enumerate(p.field_values):
             if progress:
-                print(f"{name}: {n} players, field {q}={y:g} ...", file=sys.stderr, flush=True)
+                print(f"{name}: {n} players, field {p.field_spec(y)} ...", file=sys.stderr, flush=True)
             for i, x in enumerate(p.values):
-                wins[i, j] = focal_wins(game, rules, _spec(game.name, p.policy, q, x),
-                                        _spec(game.name, p.field_policy, q, y), p.games, seed, threads)
+                outcomes[i, j] = focal_outcomes(game, rules, _spec(game.name, p.policy, q, x), p.field_spec(y),
+                                                p.games, seed, threads)
+        wins = (outcomes == 1).astype(np.int8)
         rate = wins.mean(axis=2)
         lo, hi = wilson_interval(wins.sum(axis=2), p.games)
         keep = np.zeros(rate.shape, dtype=bool)
         rows = []
         for j, y in enumerate(p.field_values):
             best, keep[:, j] = best_set(wins[:, j, :], p.confidence)
-            rows.append({"field": y, "best": p.values[best], "best_rate": rate[best, j], "best_rate_lo": lo[best, j],
-                         "best_rate_hi": hi[best, j], "best_set": [p.values[i] for i in np.flatnonzero(keep[:, j])]})
+            rows.append({"field": p.field if p.field is not None else y, "best": p.values[best],
+                         "best_rate": rate[best, j], "best_rate_lo": lo[best, j], "best_rate_hi": hi[best, j],
+                         "best_set": [p.values[i] for i in np.flatnonzero(keep[:, j])]})
         br = pd.DataFrame(rows)
-        equilibria = [r["field"] for r in rows if r["field"] in r["best_set"]]
+        # a fixed field is not one of the settings: nothing is a best response to itself
+        equilibria = [] if p.field is not None else [r["field"] for r in rows if r["field"] in r["best_set"]]
         checks = _confirm(game, rules, p, br, equilibria, seed + 1, threads)
         at = follow_up_at(checks)
         report.heading(f"{n} players")
+        own = None
+        if p.field is not None:
+            # the field's own policy in the focal slot, on the same seeds: what each x is
+            # measured against (its regret)
+            if progress:
+                print(f"{name}: {n} players, {p.field} in the focal slot ...", file=sys.stderr, flush=True)
+            own = focal_wins(game, rules, p.field, p.field, p.games, seed, threads)
+        regrets = None
         if len(p.field_values) == 1:
-            _single_field(report, p, n, wins[:, 0, :], figures, game)
+            regrets = _single_field(report, p, n, outcomes[:, 0, :], figures, game, own)
         else:
             marks = np.zeros(rate.shape, dtype=bool)
             for c in checks:
@@ -191,7 +246,8 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
                                 f"an equilibrium confirmed on fresh seeds. Each cell {p.games:,} games with the "
                                 f"focal player rotated over the seats.")
         report.table(br.assign(best_set=br["best_set"].map(lambda v: ", ".join(f"{x:g}" for x in v))),
-                     headers={"field": f"field {q}", "best": f"best {q}", "best_rate": "its win rate",
+                     headers={"field": "field" if p.field is not None else f"field {q}", "best": f"best {q}",
+                              "best_rate": "its win rate",
                               "best_set": f"best-response set ({q} not significantly worse)"},
                      caption=f"best response to each field: every {q} not significantly worse than the best at "
                              f"{p.confidence:.0%} (paired on common seeds, Bonferroni)")
@@ -207,7 +263,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
                          "gap": "field's gap to the fresh best (points)", "confirmed": "confirmed"},
                 caption=f"each candidate's best-response set re-run on {p.confirm_games:,} fresh games; a candidate "
                         f"is confirmed only when it stays in its own best-response set")
-        report.findings([_equilibrium_text(p, n, br, equilibria, checks, at)])
+        report.findings([_equilibrium_text(p, n, br, equilibria, checks, at, regrets)])
         weak[n] = _degenerate_fields(p, n, br)
         if at is not None:
             line = _play_at(report, game, rules, _spec(game.name, p.field_policy, q, at.field),
@@ -251,24 +307,45 @@ def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, thre
             (" Those games' lengths and results are the cap's, not the game's." if capped else ""))
 
 
-def _single_field(report: Report, p: Plan, n: int, wins: np.ndarray, figures: Path, game) -> None:
-    """Against one field: every setting with its interval and paired gap to the best."""
+def _single_field(report: Report, p: Plan, n: int, outcomes: np.ndarray, figures: Path, game,
+                  own: np.ndarray | None = None) -> pd.DataFrame | None:
+    """Against one field: every setting with its interval and paired gap to the best; with
+    `own` (a fixed field's policy in the focal slot, same seeds) also the field's win rate
+    and each setting's regret. Returns that table (None without `own`)."""
     from ..report import plots
-    y = p.field_values[0]
+    field = p.field_spec(p.field_values[0])
+    wins = (outcomes == 1).astype(np.int8)
+    games = wins.shape[1]
     rate = wins.mean(axis=1)
-    lo, hi = wilson_interval(wins.sum(axis=1), wins.shape[1])
+    lo, hi = wilson_interval(wins.sum(axis=1), games)
     best, keep = best_set(wins, p.confidence)
     gap = [(wins[i].astype(float) - wins[best]).mean() for i in range(len(p.values))]
-    table = pd.DataFrame({p.param: p.values, "win_rate": rate, "win_rate_lo": lo, "win_rate_hi": hi,
-                          "gap": gap, "in_best_set": keep})
+    table = pd.DataFrame({p.param: p.values, "win_rate": rate, "win_rate_lo": lo, "win_rate_hi": hi})
+    headers = {"gap": "gap to the best (points)", "in_best_set": "in the best set"}
+    caption = ("gap to the best: mean per-game difference in win rate to the best setting on the same seeds "
+               "(common random numbers), in percentage points")
+    if own is not None:
+        field_wins = (outcomes == 0).sum(axis=1)
+        f_lo, f_hi = wilson_interval(field_wins, games)
+        r, r_lo, r_hi = regret(own, wins)
+        table = table.assign(field_rate=field_wins / games, field_rate_lo=f_lo, field_rate_hi=f_hi,
+                             regret=r, regret_lo=r_lo, regret_hi=r_hi)
+        headers.update(win_rate=f"win rate against {field}",
+                       field_rate=f"{field}'s win rate" if n == 2 else f"the {field} seats' win rate",
+                       regret=f"regret against {field} (points)")
+        caption += (f"; regret: the win rate lost by playing {p.policy}:{p.param}=x instead of {field} itself, "
+                    f"the mean paired difference with its 95% interval. In the focal slot on these seeds {field} "
+                    f"won {own.mean():.1%} (in expectation, with seats rotated, the fair {1 / n:.1%} of the games "
+                    f"with a sole winner); every regret shares that luck, so the regrets move together and their "
+                    f"differences are the gaps to the best")
+    table = table.assign(gap=gap, in_best_set=keep)
     report.figure(plots.sweep_plot(p.values, rate, lo, hi, keep, figures / f"sweep-{n}p.png",
-                                   f"{game.title}: {p.policy}:{p.param}=x against {p.field_policy}:{p.param}={y:g}"
-                                   f" (n={wins.shape[1]:,} per point)", f"{p.param} (x)", fair=1 / n),
-                  f"Win rate of {p.policy}:{p.param}=x against {p.field_policy}:{p.param}={y:g}; circled: the "
+                                   f"{game.title}: {p.policy}:{p.param}=x against {field}"
+                                   f" (n={games:,} per point)", f"{p.param} (x)", fair=1 / n),
+                  f"Win rate of {p.policy}:{p.param}=x against {field}; circled: the "
                   f"settings not significantly worse than the best.")
-    report.table(table, points=["gap"], headers={"gap": "gap to the best (points)", "in_best_set": "in the best set"},
-                 caption="gap to the best: mean per-game difference in win rate to the best setting on the same "
-                         "seeds (common random numbers), in percentage points")
+    report.table(table, points=["gap", "regret"], headers=headers, caption=caption)
+    return table if own is not None else None
 
 
 def _confirm(game, rules, p: Plan, br: pd.DataFrame, equilibria: list[float], seed: int, threads) -> list[Check]:
@@ -294,16 +371,18 @@ def _values(vs) -> str:
 
 
 def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float], checks: list[Check],
-                      at: Check | None) -> str:
+                      at: Check | None, regrets: pd.DataFrame | None = None) -> str:
     q = p.param
     head = f"**{n} players**: "
     if len(p.field_values) == 1:
         row = br.iloc[0]
-        head += (f"against {p.field_policy}:{q}={row['field']:g} the best {q} is {row['best']:g}, winning "
+        head += (f"against {p.field_spec(p.field_values[0])} the best {q} is {row['best']:g}, winning "
                  f"{format_interval(row['best_rate'], row['best_rate_lo'], row['best_rate_hi'], percent=True)}; "
                  + (f"every other {q} is significantly worse (at {p.confidence:.0%}). " if len(row["best_set"]) == 1
                     else f"every {q} in {{{', '.join(f'{v:g}' for v in row['best_set'])}}} is not significantly "
                          f"worse (at {p.confidence:.0%}). "))
+        if p.field is not None:
+            return head + ("" if regrets is None else _regret_text(p, n, regrets))
         if not equilibria:
             return head + f"{q} = {row['field']:g} is not among the best, so it is not a best response to itself."
     if not equilibria:
@@ -336,6 +415,21 @@ def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float]
     return head + text
 
 
+def _regret_text(p: Plan, n: int, t: pd.DataFrame) -> str:
+    """The smallest and the largest regret against a fixed field, and the field's win rate
+    against the setting with the smallest."""
+    from ..report.findings import share
+
+    def pts(r) -> str:
+        return format_interval(100 * r["regret"], 100 * r["regret_lo"], 100 * r["regret_hi"], floatfmt=".1f")
+    low, high = t.loc[t["regret"].idxmin()], t.loc[t["regret"].idxmax()]
+    who = f"{p.field} wins" if n == 2 else f"the {p.field} seats together win"
+    return (f"Regret against {p.field} (the win rate lost by playing {p.policy}:{p.param}=x instead of {p.field}): "
+            f"smallest at {p.param} = {low[p.param]:g}, {pts(low)} points, largest at {p.param} = "
+            f"{high[p.param]:g}, {pts(high)} points. Against {p.policy}:{p.param}={low[p.param]:g}, {who} "
+            f"{share(low['field_rate'], low['field_rate_lo'], low['field_rate_hi'])}.")
+
+
 def _degenerate_fields(p: Plan, n: int, br: pd.DataFrame) -> list[float]:
     """Fields so weak that their best response (almost) always wins: degenerate cells."""
     from ..report.findings import ALWAYS
@@ -348,6 +442,7 @@ def _degenerate_text(p: Plan, weak: dict[int, list[float]]) -> list[str]:
     for n, fields in weak.items():
         if fields:
             groups.setdefault(tuple(fields), []).append(n)
-    return [f"**Degenerate cells** ({_values(ns)} players): against a field of {p.param} = {_values(fields)} "
+    field = (lambda fields: p.field) if p.field is not None else (lambda fields: f"{p.param} = {_values(fields)}")
+    return [f"**Degenerate cells** ({_values(ns)} players): against a field of {field(fields)} "
             f"the best response wins (nearly) every game, so such a field is never worth playing."
             for fields, ns in groups.items()]

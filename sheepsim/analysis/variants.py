@@ -23,6 +23,7 @@ from ..policies import seat_specs
 from ..report import findings as F
 from ..report.markdown import Report
 from ..runner import simulate, versions
+from ..start import policy_data
 from . import tables as T
 from .stats import wilson_interval
 
@@ -46,11 +47,15 @@ def plan(spec: dict[str, Any], scale: float) -> dict[str, Any]:
     players = list(spec.get("players", [game.players[0]]))
     base = dict(spec.get("options", {}))
     for n in players:
-        seat_specs(game.name, [_policy_for(spec, n)], n)
+        specs = seat_specs(game.name, [_policy_for(spec, n)], n)
         for name, overrides in variants.items():
             if not isinstance(overrides, dict):
                 raise SheepsimError(f"variant {name!r} must be a table of rule options")
-            game.make_rules(n, {**base, **overrides})
+            rules = game.make_rules(n, {**base, **overrides})
+            try:
+                policy_data(game, rules, specs)         # the policies can play it (Pig's optimal)
+            except SheepsimError as exc:
+                raise SheepsimError(f"variant {name!r}: {exc}")
     return {"game": game, "players": players, "base": base, "variants": variants,
             "games": max(1, round(spec.get("games", 10_000) * scale))}
 

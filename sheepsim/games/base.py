@@ -56,6 +56,12 @@ class GameSpec:
     # checked (SheepsimError naming the file). The start object is then {"deck": data}:
     # initial_state builds the kernels' deck from it and checks it against the players.
     read_deck: Callable[[Path], list] | None = None
+    # games whose built-in policies read fixed data (Pig's optimal: its decision table) also
+    # give: (rules, specs) -> what a run of these policies appends to the start state in the
+    # kernels' aux (same dtype; empty when none of them reads any), raising SheepsimError
+    # when they cannot play these rules. start.kernel_aux calls it: runs whose policies read
+    # nothing keep the start state alone as aux, so their results do not change
+    policy_data: Callable[[Rules, list], np.ndarray] | None = None
     # how to write a policy for this game (signature, return value, what it may read),
     # printed by `sheepsim policies GAME`
     policy_help: str | None = None

@@ -29,6 +29,7 @@ from ..options import Rules
 from ..policies import PolicySpec
 from ..results.store import RunFolder, inspect_folder, read_aggregate, read_manifest, read_results
 from ..results.aggregate import Aggregate, aggregate_frame
+from ..start import kernel_aux
 from .backends import open_backend
 from .chunk import ChunkJob, policy_sources
 from .progress import progress_bar
@@ -139,7 +140,7 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
         old, stored = inspect_folder(out, manifest, chunk_size)
         chunk_size = chunk_size or stored
     manifest["chunk_size"] = chunk_size = chunk_size or DEFAULT_CHUNK
-    init = game.initial_state(rules, position)
+    init = kernel_aux(game, rules, position, specs)
     plugins, modules = policy_sources(specs)
     runner = open_backend(backend, threads, scheduler, workers)
     try:

@@ -1,7 +1,9 @@
 """One chunk of games to its stored form: the single function every backend runs.
 
 A `ChunkJob` is plain data (game name, rules, start state, policy SPEC labels, seed,
-plugin files), so it pickles to a Dask worker in a few hundred bytes. The worker finds
+plugin files), so it pickles to a Dask worker in a few hundred bytes (more when the
+policies read fixed data from aux: Pig's optimal policy carries its decision table,
+160 KB at goal 100). The worker finds
 the game's kernels by name (`get_game`), loads the user's policy plugins and parses the
 SPECs once per process, and runs the same module-level cached kernels as the local
 backend: compiled (or loaded from numba's disk cache) once per worker.
@@ -42,7 +44,7 @@ class ChunkJob:
     game: str
     rules: Rules
     rules_arr: np.ndarray
-    init: np.ndarray
+    init: np.ndarray                   # the kernels' aux: the start state, then the policies' data (start.kernel_aux)
     policies: tuple[str, ...]          # SPEC label per slot
     rotate: bool
     seed: int

@@ -1,7 +1,8 @@
 """Pig: the public wrapper (validate and convert in Python, compute in kernels).
 
 Pig is the calibration game: both seats holding at 20 with goal 100, the first player
-wins with probability 0.5347 (Neller & Presser), which tests/test_pig.py checks.
+wins with probability 0.5347 (Neller & Presser), which tests/test_pig.py checks; both
+playing optimally, 0.5306 (optimal.py, tests/test_pig_optimal.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
 from . import engine as E
+from . import optimal as OPT
 from . import play as P
 from . import policies as POL
 from . import reference
@@ -29,6 +31,14 @@ register_policy("pig", "hold", policy_id=POL.HOLD,
                 params={"t": (20.0, "turn total at which to hold", 1.0, 1000.0)}, integers=("t",),
                 doc="hold at t (Neller & Presser): roll until the turn total reaches t or banking it would "
                     "reach the goal, then hold")(POL.hold)
+register_policy("pig", "optimal", policy_id=POL.OPTIMAL,
+                params={"tol": (OPT.DEFAULT_TOL, "value-iteration tolerance: the game is solved until no win "
+                                                 "probability changes by more than tol in a sweep (the values then "
+                                                 "lie within about 2 tol of the exact ones at goal 100, 4 tol at "
+                                                 "200)", *OPT.TOL_RANGE)},
+                doc="optimal play (Neller & Presser): roll or hold as the exactly solved game says, the best "
+                    "chance to win against an optimal opponent (both optimal, the first player wins 0.5306 at "
+                    "goal 100); solved once per goal and tol, for goal <= 200 and turn_cap >= 10000")(POL.optimal)
 search.register("pig", "Pig", hidden=False, greedy="hold at 20")
 
 # printed by `sheepsim policies pig`
@@ -38,7 +48,8 @@ A policy is an @njit function (the README's "Writing a policy"):
     policy(s, rules, aux, seat, params, rng, buf) -> action
 
 It returns the action itself: 0 roll (engine.ACT_ROLL) or 1 hold (engine.ACT_HOLD,
-legal once the turn total is above 0); `aux` is the start state.
+legal once the turn total is above 0); `aux` is the start state (then, in runs with
+an `optimal` seat, its decision table: optimal.py).
 `n = engine.legal(s, rules, aux, buf)` lists them in buf (int32[MAX_ACTIONS, 1]).
 State: s[S_SCORE + seat] banked scores, s[S_TURN] the turn total (engine.py)."""
 
@@ -48,7 +59,19 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return E.init_state(R.to_array(rules))
 
 
+def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:
+    """What a run of `specs` appends to the start state in aux: the optimal policy's
+    decision table if a seat plays it (solved here on first use, then cached), else
+    nothing. Refuses rules the table was not solved for."""
+    tols = POL.optimal_tols(specs)
+    if not tols:
+        return np.zeros(0, dtype=np.int32)
+    OPT.check_rules(rules["goal"], rules["turn_cap"], tols)
+    return OPT.table(rules["goal"], tols[0])
+
+
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+    OPT.check_aux(init, int(rules_arr[R.R_GOAL]), POL.optimal_tols(specs))
     return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
@@ -71,5 +94,5 @@ GAME = GameSpec(
     name="pig", title="Pig", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
-    policy_help=POLICY_HELP, play=P, compile_seconds=15,
+    policy_help=POLICY_HELP, policy_data=policy_data, play=P, compile_seconds=15,
 )

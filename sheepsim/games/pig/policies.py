@@ -7,22 +7,25 @@ Every policy has the same signature (DESIGN section 4):
 `s` is the state (engine.py layout) with `seat` to act, `params` a float64 vector of
 the policy's parameters, `rng` the seat's policy stream (uint64[4]; not its die, see
 engine.py) and `buf` a scratch int32[MAX_ACTIONS, 1] action buffer; `aux` is the
-start state (unused). The result is one
-legal action, ACT_ROLL or ACT_HOLD. Built-ins are called by integer id through
-`choose`, so the cached chunk kernel makes direct calls (fast, and found in numba's
-disk cache by every new process).
+start state, followed in runs with an `optimal` seat by its decision table
+(optimal.py). The result is one legal action, ACT_ROLL or ACT_HOLD. Built-ins are
+called by integer id through `choose`, so the cached chunk kernel makes direct calls
+(fast, and found in numba's disk cache by every new process).
 """
 
 from numba import njit
 
 from ...rng import rand_below
-from .engine import ACT_HOLD, ACT_ROLL, S_SCORE, S_TURN, legal
+from .engine import ACT_HOLD, ACT_ROLL, S_SCORE, S_TURN, STATE_SIZE, legal
+from .optimal import A_TABLE, words
 from .rules import R_GOAL
 
-RANDOM, HOLD = 0, 1
-LAST_BUILTIN = HOLD
+RANDOM, HOLD, OPTIMAL = 0, 1, 2
+LAST_BUILTIN = OPTIMAL
 # hold's parameter vector
 P_T = 0
+# optimal's parameter tol chose the table it reads from aux (game.py builds it), not the kernel
+TABLE = STATE_SIZE + A_TABLE     # aux slot of the first word of optimal's decision bits
 
 
 @njit(cache=True)
@@ -46,11 +49,35 @@ def hold(s, rules, aux, seat, params, rng, buf):
 
 
 @njit(cache=True)
+def optimal(s, rules, aux, seat, params, rng, buf):
+    """Neller & Presser's optimal play: the decision of the solved game (optimal.py) at
+    (own score, opponent's score, turn total), read from the bits in aux."""
+    total = s[S_TURN]
+    if total == 0:
+        return ACT_ROLL          # rules: holding needs a turn total
+    goal = rules[R_GOAL]
+    own = s[S_SCORE + seat]
+    if own + total >= goal:
+        return ACT_HOLD          # banking reaches the goal: a win at once (the table stops below it)
+    word = aux[TABLE + (own * goal + s[S_SCORE + 1 - seat]) * words(goal) + total // 32]
+    if (word >> (total % 32)) & 1:
+        return ACT_HOLD
+    return ACT_ROLL
+
+
+@njit(cache=True)
 def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """Dispatch to a built-in policy by id (direct calls, cached)."""
     if policy_id == HOLD:
         return hold(s, rules, aux, seat, params, rng, buf)
+    if policy_id == OPTIMAL:
+        return optimal(s, rules, aux, seat, params, rng, buf)
     return random_policy(s, rules, aux, seat, params, rng, buf)
+
+
+def optimal_tols(specs) -> list[float]:
+    """The distinct tol values of the seats playing the built-in `optimal` (sorted)."""
+    return sorted({spec.values[0] for spec in specs if spec.policy.builtin and spec.policy.id == OPTIMAL})
 
 
 @njit(cache=True)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import wrappers as W
 from . import engine as E
+from . import optimal as OPT
 from . import play as P
 from . import policies as POL
 from ..tracetext import rules_lines
@@ -25,6 +26,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     """Play game `game` exactly as the runner does, keeping its (action, face) log
     (face 0 for a hold)."""
     arr = R.to_array(rules)
+    OPT.check_aux(init, rules["goal"], POL.optimal_tols(specs))
     log, row, slots, _ = W.replay(P, arr, init, specs, rotate, seed, game, P.MAX_LOG)
     return arr, slots, np.stack([log[:, 1], np.maximum(log[:, 2], 0)], axis=1), row
 
@@ -43,7 +45,7 @@ def trace(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray, as
           deck_file=None) -> str:
     """Every roll and hold of one game with the scores; or JSON events with the full state."""
     arr, slots, log, row = _replay(rules, specs, seed, game, rotate, init)
-    s = init.copy()
+    s = init[:E.STATE_SIZE].copy()          # aux may go on with the optimal policy's table
     seat_label = {seat: specs[int(slots[seat])].label for seat in range(rules.num_players)}
     events: list[dict[str, Any]] = [{"event": "start", "state": state_dict(s)}]
     lines = [f"Pig game {game} of seed {seed}, {rules.num_players} players", *rules_lines(rules, R.OPTIONS),
