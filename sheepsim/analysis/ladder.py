@@ -81,8 +81,8 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
         raise SheepsimError("`games` of a skill ladder is one number, the games per step")
     against = spec.get("against", "random")
     for b in budgets:                               # check every cell now, not after an hour
-        policy_data(game, rules, seat_specs(game.name, [with_iters(policy, b), against], 2)[:1] +
-                    seat_specs(game.name, [against], players))
+        policy_data(game, rules, [parse_spec(game.name, with_iters(policy, b)),
+                                  *seat_specs(game.name, [against], players)])
     against_games = spec.get("against_games", games)
     return Plan(game, rules, players, policy, budgets, max(1, round(games * scale)), against,
                 max(1, round(against_games * scale)))
