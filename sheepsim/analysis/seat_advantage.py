@@ -47,10 +47,12 @@ def plan(spec: dict[str, Any], scale: float) -> list[Cell]:
         raise SheepsimError("`options` must be a table of rule options, e.g. options = { start_zone = \"any_edge\" }")
     cells = []
     for policy in spec.get("policies", ["random"]):
-        count = games.get(policy.split(":")[0], games.get("default")) if isinstance(games, dict) else games
+        # a count by the SPEC itself ("mcts:iters=256"), else by the policy's name, else `default`
+        count = (games.get(policy, games.get(policy.split(":")[0], games.get("default")))
+                 if isinstance(games, dict) else games)
         if not isinstance(count, int) or count <= 0:
             raise SheepsimError(f"games for policy {policy!r} must be a positive integer (games = N, or a table "
-                                f"with one entry per policy name or `default`)")
+                                f"with one entry per policy SPEC or name, or `default`)")
         for players in spec.get("players", [game.players[0]]):
             rules = game.make_rules(players, options)
             specs = seat_specs(game.name, [policy], players)
