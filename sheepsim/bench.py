@@ -211,7 +211,7 @@ def check_json_path(path: Path) -> None:
 
 
 def run(games: list, players: int | None, n_games: int | None, reference_games: int | None, threads: int,
-        startup: bool, log: Callable[[str], None]) -> dict[str, Any]:
+        startup: bool, log: Callable[[str], None], search_budget: int = 0) -> dict[str, Any]:
     """Benchmark `games` (GameSpecs) one after the other; the report as JSON-able data."""
     threads = threads_for(threads)
     for game in games:                          # bad input fails before any measuring
@@ -224,6 +224,12 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
         for more in game.bench_more:
             log(f"bench: {game.name} {more[0]}...")
             report["rows"].append(bench_game(game, players, n_games, reference_games, threads, startup, more))
+    if search_budget:
+        from .search.bench import search_games, search_row
+        report["search"] = []
+        for game in search_games(games):
+            log(f"bench: {game.name} search...")
+            report["search"].append(search_row(game, search_budget, threads))
     report["load_average_end"] = list(os.getloadavg())
     report["machine"]["threading_layer"] = _threading_layer()
     return report
@@ -280,6 +286,9 @@ def table(report: dict[str, Any]) -> str:
                    + (f" (cpu/wall under {0.9 * n:.1f}, so other processes took CPU: {', '.join(low)})" if low else ""))
     out.append(f"ratio = kernel at 1 (or {n}) threads / reference (the issues' speed-up targets are at {n} threads); cpu/wall near the thread count means the threads had the "
                "cores to themselves")
+    if report.get("search"):
+        from .search.bench import table as search_table
+        out.append(search_table(report["search"], n))
     return "\n".join(out)
 
 

@@ -511,9 +511,13 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Also write the table, with machine information, as JSON to FILE.")
 @click.option("--no-startup", is_flag=True, help="Skip the cold and warm start-up timings (fresh processes).")
-def bench(games, players, n_games, reference_games, threads, json_path, no_startup) -> None:
+@click.option("--search-budget", type=click.IntRange(0, 100_000), default=100, show_default=True,
+              help="Iterations per decision of the search rows (mcts, ismcts: iterations/s, decisions/s, the "
+                   "cost over a random playout, the plain-Python twin); 0 skips them.")
+def bench(games, players, n_games, reference_games, threads, json_path, no_startup, search_budget) -> None:
     """Speed of every game (or of each GAME given): kernel games/s at 1 and 2 threads,
-    parallel efficiency, the pure-Python reference, cold and warm start, in one table.
+    parallel efficiency, the pure-Python reference, cold and warm start, in one table;
+    then the search policies' speed (sheepsim/search/bench.py).
 
     \b
     Example:
@@ -527,7 +531,7 @@ def bench(games, players, n_games, reference_games, threads, json_path, no_start
         check_json_path(json_path)
     specs = [_game(name) for name in games] or list(all_games().values())
     report = run(specs, players, n_games, reference_games, threads, not no_startup,
-                 lambda msg: click.echo(msg, err=True))
+                 lambda msg: click.echo(msg, err=True), search_budget)
     click.echo(table(report))
     if json_path is not None:
         write_json(report, json_path)
