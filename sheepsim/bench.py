@@ -175,6 +175,55 @@ def bench_game(game, players: int | None = None, n_games: int | None = None, ref
             "cold_start_s": cold, "warm_start_s": warm}
 
 
+C_BASELINE = Path(__file__).parent / "baselines"     # bsfull.c and its fixed board, board32
+
+
+def c_baseline(threads: int, log: Callable[[str], None]) -> list[dict[str, Any]] | None:
+    """Battle Sheep's random games against the plain-C program baselines/bsfull.c (same
+    rules, same random policy), side by side at 1 thread: complete 2-player games, and
+    placement and moves on the fixed 32-hex board board32. None without a C compiler.
+    Runs alternate between the two programs, best of REPEATS each."""
+    import shutil
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        return None
+    from .games import get_game
+    from .games.battlesheep import position as POS
+    from .policies import seat_specs
+    game = get_game("battlesheep")
+    rules = game.make_rules(2, {})
+    specs = seat_specs("battlesheep", ["random"], 2)
+    arr = game.to_array(rules)
+    board = POS.to_state(json.loads((C_BASELINE / "board32.json").read_text()), rules)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        binary = Path(tmp) / "bsfull"
+        built = subprocess.run([compiler, "-O3", "-march=native", "-fopenmp", str(C_BASELINE / "bsfull.c"), "-o",
+                                str(binary)], capture_output=True, text=True)
+        if built.returncode != 0:
+            log(f"bench: the C baseline did not compile ({built.stderr.strip()[:200]}); skipped")
+            return None
+        for label, init, board_arg in (("complete 2-player games", game.initial_state(rules, None), []),
+                                       ("board32: placement and moves", board, [str(C_BASELINE / "board32.txt")])):
+            log(f"bench: battlesheep against C, {label}...")
+            n = _calibrate(lambda k: _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, k))[1], RUN_SECONDS)
+            c_runs, ours = [], []
+            import numba
+            previous = numba.get_num_threads()
+            try:
+                numba.set_num_threads(1)
+                for _ in range(REPEATS):
+                    out = subprocess.run([str(binary), str(n), "1", "2", *(board_arg or ["-"])], capture_output=True,
+                                         text=True, check=True).stdout
+                    c_runs.append(float(out.split("games_per_s=")[1].split()[0]))
+                    ours.append(n / _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n))[0])
+            finally:
+                numba.set_num_threads(previous)
+            rows.append({"workload": label, "games": n, "c_games_per_s": max(c_runs),
+                         "sheepsim_games_per_s": max(ours), "c_over_sheepsim": max(c_runs) / max(ours)})
+    return rows
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on, and how busy it was."""
     import numba
@@ -224,6 +273,8 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
         for more in game.bench_more:
             log(f"bench: {game.name} {more[0]}...")
             report["rows"].append(bench_game(game, players, n_games, reference_games, threads, startup, more))
+    if any(g.name == "battlesheep" for g in games):
+        report["c_baseline"] = c_baseline(threads, log)
     if search_budget:
         from .search.bench import search_games, search_row
         report["search"] = []
@@ -286,6 +337,11 @@ def table(report: dict[str, Any]) -> str:
                    + (f" (cpu/wall under {0.9 * n:.1f}, so other processes took CPU: {', '.join(low)})" if low else ""))
     out.append(f"ratio = kernel at 1 (or {n}) threads / reference (the issues' speed-up targets are at {n} threads); cpu/wall near the thread count means the threads had the "
                "cores to themselves")
+    if report.get("c_baseline"):
+        out += ["", "Battle Sheep against plain C (baselines/bsfull.c, same rules and random policy), 1 thread, "
+                    "side by side, best of runs:"]
+        out += [f"  {r['workload']}: C {r['c_games_per_s']:,.0f} games/s, sheepsim {r['sheepsim_games_per_s']:,.0f}: "
+                f"C is {r['c_over_sheepsim']:.2f}x faster (target: at most 1.3x)" for r in report["c_baseline"]]
     if report.get("search"):
         from .search.bench import table as search_table
         out.append(search_table(report["search"], n))

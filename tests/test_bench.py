@@ -6,6 +6,7 @@ Tiny sizes only, and no assertion on any speed: benchmarks are not tests (DESIGN
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -34,7 +35,7 @@ def fake_startup(monkeypatch):
 
 def test_every_game_in_one_table_and_json(tmp_path, fake_startup):
     path = tmp_path / "bench.json"
-    result = run_cli("bench", "--games", "64", "--reference-games", "1", "--json", str(path))
+    result = run_cli("bench", "--games", "64", "--reference-games", "1", "--search-budget", "0", "--json", str(path))
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     header = next(line for line in lines if line.startswith("game "))
@@ -73,14 +74,36 @@ def test_every_game_in_one_table_and_json(tmp_path, fake_startup):
     assert {"sheepsim", "numba", "numpy", "python"} <= set(machine["versions"])
     # the cold start is timed with an empty cache, the warm one with the package's
     assert {(name, False) for name in games} <= {(g, warm) for g, _, warm in fake_startup}
+    # Battle Sheep beside the plain-C program, where a compiler exists
+    if shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"):
+        assert [r["workload"] for r in data["c_baseline"]] == ["complete 2-player games", "board32: placement and moves"]
+        for r in data["c_baseline"]:
+            assert r["c_games_per_s"] > 0 and r["c_over_sheepsim"] == pytest.approx(
+                r["c_games_per_s"] / r["sheepsim_games_per_s"])
+        assert "C is " in result.output and "faster (target: at most 1.3x)" in result.output
 
 
 def test_one_game_with_players_and_no_startup():
-    result = run_cli("bench", "blacksheep", "-p", "4", "--games", "10", "--reference-games", "1", "--no-startup")
+    result = run_cli("bench", "blacksheep", "-p", "4", "--games", "10", "--reference-games", "1", "--no-startup",
+                     "--search-budget", "0")
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if line.startswith("blacksheep "))
     assert row.split()[1] == "4" and row.split()[-2:] == ["-", "-"]
     assert "pig " not in result.output
+
+
+def test_search_rows_time_the_kernel_beside_a_playout_and_the_python_twin(tmp_path):
+    path = tmp_path / "bench.json"
+    result = run_cli("bench", "pig", "--games", "64", "--reference-games", "1", "--no-startup", "--search-budget", "8",
+                     "--json", str(path))
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(path.read_text())["search"]
+    assert row["policy"] == "mcts:iters=8" and row["games"] >= 1
+    assert row["iterations_per_s_1t"] == pytest.approx(8 * row["decisions_per_s_1t"])
+    assert row["playout_ratio"] == pytest.approx(row["iteration_s"] / row["playout_s"])
+    assert row["python_decisions"] > 0 and row["python_ratio"] > 1          # the kernel is faster than Python
+    line = next(x for x in result.output.splitlines() if x.startswith("pig ") and "mcts:iters=8" in x)
+    assert line.split()[-1] == f"{row['python_ratio']:,.0f}x"
 
 
 def test_warm_start_runs_a_fresh_process():
