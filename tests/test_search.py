@@ -173,3 +173,11 @@ def test_policies_lists_the_search_that_fits_the_game():
     assert "ismcts" in text and "ismcts:rollout=<name>  (default random; allowed one of random, greedy)" in text
     assert "\nmcts\n" not in text
     assert "\nmcts\n" in run("policies", "pig").output
+
+
+def test_a_named_parameter_value_round_trips_through_its_label():
+    from sheepsim.policies import parse_spec
+    spec = parse_spec("pig", "mcts:rollout=greedy,iters=64")
+    assert spec.label == "mcts:iters=64,rollout=greedy"
+    assert spec.vector()[M.P_ROLLOUT] == M.ROLLOUT_GREEDY
+    assert parse_spec("pig", spec.label) == spec
