@@ -277,7 +277,12 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
         low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
         norm, cmap = Normalize(low, high if high > low else low + 1), colormaps["viridis"]
     image = ax.imshow(shade, cmap=cmap, norm=norm, aspect="auto")
-    ax.set_xticks(range(len(cols)), [_label(c) for c in cols])
+    labels = [_label(c) for c in cols]
+    ax.set_xticks(range(len(cols)), labels)
+    if max(map(len, labels)) * len(labels) > 40:        # long names (policy SPECs) would overlap
+        ax.tick_params(axis="x", labelrotation=25)
+        for text in ax.get_xticklabels():
+            text.set_horizontalalignment("right")
     ax.set_yticks(range(len(rows)), [_label(r) for r in rows])
     if percent:
         hw = digits_hw[np.isfinite(digits_hw) & (digits_hw > 0)] if digits_hw is not None else np.array([])
