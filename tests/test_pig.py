@@ -579,7 +579,8 @@ def test_trace_replays_games_longer_than_its_first_log(monkeypatch):
 
 
 def test_cli_bench_runs():
-    result = run_cli("bench", "pig", "--games", "2000", "--reference-games", "20", "--no-startup")
+    result = run_cli("bench", "pig", "--games", "2000", "--reference-games", "20", "--no-startup",
+                     "--search-budget", "0")
     assert result.exit_code == 0, result.output
     row = [line for line in result.output.splitlines() if line.startswith("pig ")]
     assert len(row) == 1 and "ref games/s" in result.output and row[0].split()[1] == "2"
