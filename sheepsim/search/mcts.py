@@ -43,7 +43,7 @@ higher reward sum, then to the child created last. With `iters` = 1 it is the on
 action tried, drawn uniformly: a random policy.
 
 Memory per decision is bounded: a node pool of min(`nodes`, 2 * iters + 1) nodes, each
-about 40 bytes plus the action, is allocated for the decision (an expansion adds an
+48 bytes plus 4 per action value, is allocated for the decision (an expansion adds an
 action node and its first outcome node; a new chance outcome adds one). `nodes` = 0 asks
 for 2 * iters + 1, which never fills. A smaller pool fills: from then on iterations
 expand nothing, descend through the existing tree as far as it reaches and roll out
