@@ -34,9 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .errors import SheepsimError
 
@@ -87,6 +88,19 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+@contextmanager
+def numba_threads(n: int | None = None) -> Iterator[None]:
+    """numba's thread count set to n (unless None) inside, restored on the way out."""
+    import numba
+    previous = numba.get_num_threads()
+    try:
+        if n is not None:
+            numba.set_num_threads(n)
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 def _calibrate(cpu_seconds: Callable[[int], float], target: float) -> int:
     """Games that take about `target` CPU seconds at 1 thread: grow a trial size until a
     trial takes a tenth of the target, then scale. CPU time, not wall time, so that
@@ -114,8 +128,7 @@ def _kernel(game, rules, specs, n_games: int | None, threads: int) -> dict[str, 
     def run(n: int) -> tuple[float, float]:
         return _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n))
 
-    previous = numba.get_num_threads()
-    try:
+    with numba_threads():
         for t in (threads, 1):                  # warm up (the thread pool, first calls)
             numba.set_num_threads(t)
             run(min(n_games or 1000, 1000))
@@ -125,8 +138,6 @@ def _kernel(game, rules, specs, n_games: int | None, threads: int) -> dict[str, 
             for t in runs:
                 numba.set_num_threads(t)
                 runs[t].append(run(n))
-    finally:
-        numba.set_num_threads(previous)
     return {"games": n, "repeats": REPEATS, "threads": {t: _summary(n, times) for t, times in runs.items()}}
 
 
@@ -208,17 +219,12 @@ def c_baseline(threads: int, log: Callable[[str], None]) -> list[dict[str, Any]]
             log(f"bench: battlesheep against C, {label}...")
             n = _calibrate(lambda k: _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, k))[1], RUN_SECONDS)
             c_runs, ours = [], []
-            import numba
-            previous = numba.get_num_threads()
-            try:
-                numba.set_num_threads(1)
+            with numba_threads(1):
                 for _ in range(REPEATS):
                     out = subprocess.run([str(binary), str(n), "1", "2", *(board_arg or ["-"])], capture_output=True,
                                          text=True, check=True).stdout
                     c_runs.append(float(out.split("games_per_s=")[1].split()[0]))
                     ours.append(n / _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n))[0])
-            finally:
-                numba.set_num_threads(previous)
             rows.append({"workload": label, "games": n, "c_games_per_s": max(c_runs),
                          "sheepsim_games_per_s": max(ours), "c_over_sheepsim": max(c_runs) / max(ours)})
     return rows

@@ -21,6 +21,7 @@ from conftest import run_cli as run
 from sheepsim.games import get_game, kernel_modules
 from sheepsim.games import wrappers as W
 from sheepsim.games.driver import NATURE
+from sheepsim.games.pig import engine as PE
 from sheepsim.games.pig import play as PP
 from sheepsim.policies import MAX_PARAMS, seat_specs
 from sheepsim.search import mcts as M
@@ -181,3 +182,28 @@ def test_a_named_parameter_value_round_trips_through_its_label():
     assert spec.label == "mcts:iters=64,rollout=greedy"
     assert spec.vector()[M.P_ROLLOUT] == M.ROLLOUT_GREEDY
     assert parse_spec("pig", spec.label) == spec
+
+
+@njit
+def _hold_at_10(s, rules, aux, seat, params, rng, buf):
+    total = s[PE.S_TURN]
+    if total > 0 and (total >= 10 or s[PE.S_SCORE + seat] + total >= rules[1]):
+        return PE.ACT_HOLD
+    return PE.ACT_ROLL
+
+
+def test_a_user_policy_and_a_search_policy_share_a_run(monkeypatch):
+    """The user-policy kernels with the search dispatcher (driver.user_kernels, search=True)
+    play exactly the games of the built-in search kernel when the user policy makes the
+    built-in's decisions (hold at 10 draws nothing from its stream)."""
+    from sheepsim import policies as POLICIES
+    from sheepsim.policies import register_policy
+    monkeypatch.setattr(POLICIES, "_REGISTRY", dict(POLICIES._REGISTRY))
+    register_policy("pig", "mine_hold_10")(_hold_at_10)
+    game = get_game("pig")
+    rules = game.make_rules(2, {})
+    arr, aux = game.to_array(rules), game.initial_state(rules, None)
+    user = game.play_chunk(arr, aux, seat_specs("pig", ["mcts:iters=8", "mine_hold_10"], 2), True, SEED, 0, 40)
+    built = game.play_chunk(arr, aux, seat_specs("pig", ["mcts:iters=8", "hold:t=10"], 2), True, SEED, 0, 40)
+    assert np.array_equal(user, built)
+    assert len({r.tobytes() for r in user}) > 20

@@ -36,6 +36,7 @@ from ..report import plots
 from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import policy_data
+from . import tables as T
 from .stats import wilson_interval
 
 KEYS = ("policies", "games", "options", "bootstrap")
@@ -124,7 +125,6 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     n = len(p.labels)
     wins = np.zeros((n, n))         # half-wins of row over column
     played = np.zeros((n, n))
-    decided = np.zeros((n, n))
     seconds = {}
     for i, j in combinations(range(n), 2):
         if progress:
@@ -133,15 +133,11 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
         start = time.perf_counter()
         df = simulate(game, p.rules, specs, p.games, seed, threads, progress=progress).results
         seconds[(i, j)] = time.perf_counter() - start
-        # slot 0 (policy i) plays seat rotation: seat (0 - g) mod 2 (DESIGN: seat q is slot (q + g) mod 2)
-        seat_i = (-df["rotation"].to_numpy()) % 2
-        winner = df["winner"].to_numpy()
-        won_i = (winner == seat_i).sum()
-        won_j = ((winner >= 0) & (winner != seat_i)).sum()
+        sole = T.policy_table(df).set_index("policy")["wins"]      # sole wins, by policy over seats
+        won_i, won_j = sole[specs[0].label], sole[specs[1].label]
         draws = len(df) - won_i - won_j
         wins[i, j], wins[j, i] = won_i + draws / 2, won_j + draws / 2
         played[i, j] = played[j, i] = len(df)
-        decided[i, j] = decided[j, i] = won_i + won_j
     rate = np.divide(wins, played, out=np.full((n, n), np.nan), where=played > 0)
     lo, hi = wilson_interval(np.where(played > 0, wins, 0), played)
     r = fit(wins, played)

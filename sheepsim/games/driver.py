@@ -345,15 +345,21 @@ def called(hook):
 
 def user_kernels(play, user, search=False):
     """(block kernel, replay kernel) of `play`'s game with the user-policy dispatcher
-    `user`, and with the search policies if `search` (play.SEARCH_HOOKS): the block kernel takes play.play_blocks' arguments and, like it, runs on
-    Python threads (wrappers.run_blocks); the replay kernel takes play.replay's. They
+    `user`, and with the search policies if `search` (play.choose_search_called in place
+    of the built-ins' dispatcher): the block kernel takes play.play_blocks' arguments and,
+    like it, runs on Python threads (wrappers.run_blocks); the replay kernel takes
+    play.replay's. They
     compile once per process: numba's disk cache does not find generated functions.
 
     The hooks are globals of generated source, not closure variables: numba's inliner
     confused the free variables of a closure with the inlined driver's own names."""
     names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_CHOOSE")
-    namespace = dict(zip(names, (called(hook) for hook in (play.SEARCH_HOOKS if search else play.HOOKS))))
-    last = play.LAST_SEARCH if search else play.LAST_BUILTIN
+    hooks = play.HOOKS[:-1] + (play.choose_search_called,) if search else play.HOOKS
+    namespace = dict(zip(names, (called(hook) for hook in hooks)))
+    if search:
+        from ..search.mcts import LAST_ID as last
+    else:
+        last = play.LAST_BUILTIN
     namespace.update(H_USER=user, H_LAST=last, H_VIEW=play.VIEW, H_GAME=play.GAME,
                      play_blocks=play_blocks, replay=replay, __name__=__name__)
     exec(compile(_USER_KERNELS, f"<sheepsim user-policy kernels of {play.__name__}>", "exec"), namespace)

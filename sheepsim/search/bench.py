@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from ..bench import _timed, numba_threads
+
 REPEATS = 3
 TARGET_SECONDS = 0.6        # one 1-thread run of search games, about
 PYTHON_SECONDS = 3.0        # the Python twin's share of the bench, about
@@ -43,19 +45,9 @@ def search_games(games: list) -> list:
 
 
 def _best(run, threads: int) -> float:
-    import numba
-    previous = numba.get_num_threads()
-    try:
-        numba.set_num_threads(threads)
-        return min(_wall(run) for _ in range(REPEATS))
-    finally:
-        numba.set_num_threads(previous)
-
-
-def _wall(run) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
+    """The fastest of REPEATS runs at `threads` threads, wall seconds."""
+    with numba_threads(threads):
+        return min(_timed(run)[0] for _ in range(REPEATS))
 
 
 def search_row(game, budget: int, threads: int) -> dict[str, Any]:
@@ -79,7 +71,7 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
 
     play(1)()                                       # compile (or load) the search kernel
     n = 1
-    while n < 512 and _wall(play(n)) < TARGET_SECONDS / 2:
+    while n < 512 and _timed(play(n))[0] < TARGET_SECONDS / 2:
         n *= 2
     one, many = _best(play(n), 1), _best(play(n), threads)
     # the searching decisions of those games, and how many decisions each had left
@@ -91,7 +83,7 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
         left += int((len(log) - np.nonzero(seats)[0]).sum())
     # the random kernel: time per decision
     m = 1000
-    while _wall(play(m, randoms)) < TARGET_SECONDS / 2 and m < 1_000_000:
+    while _timed(play(m, randoms))[0] < TARGET_SECONDS / 2 and m < 1_000_000:
         m *= 2
     random_one = _best(play(m, randoms), 1)
     random_length = np.mean([len(W.replay(PL, arr, aux, randoms, True, 1, g)[0]) for g in range(200)])

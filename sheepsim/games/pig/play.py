@@ -75,10 +75,6 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
 
-SEARCH_HOOKS = HOOKS[:-1] + (choose_search_called,)        # driver.user_kernels' hooks with a search policy
-LAST_SEARCH = mcts.LAST_ID
-
-
 @njit(cache=True, nogil=True)
 def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
     driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, choose_search,
