@@ -62,6 +62,10 @@ class GameSpec:
     # when they cannot play these rules. start.kernel_aux calls it: runs whose policies read
     # nothing keep the start state alone as aux, so their results do not change
     policy_data: Callable[[Rules, list], np.ndarray] | None = None
+    # perfect-information games also give: (rules, a kernel state) -> (search.python_mcts
+    # Engine over the reference engine, that position as a reference game), for the
+    # plain-Python search `sheepsim bench` times beside the kernel agent
+    reference_search: Callable[[Rules, np.ndarray], tuple] | None = None
     # how to write a policy for this game (signature, return value, what it may read),
     # printed by `sheepsim policies GAME`
     policy_help: str | None = None

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ... import search
+from ...search import python_mcts
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -83,16 +84,41 @@ def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: in
                    {"score": (E.O_SCORE, np.int32)})
 
 
+def _reference_rules(rules) -> reference.Rules:
+    return reference.Rules(goal=rules["goal"], turn_cap=rules["turn_cap"])
+
+
 def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> float:
     """Games/s of the pure-Python reference engine under the uniform random policy."""
-    ref_rules = reference.Rules(goal=rules["goal"], turn_cap=rules["turn_cap"])
+    ref_rules = _reference_rules(rules)
     rng = random.Random(seed)
     return W.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
+
+
+def reference_search(rules, s: np.ndarray):
+    """The reference engine as the plain-Python search sees it, and `s` as a reference game."""
+    ref_rules = _reference_rules(rules)
+
+    def apply(game, action, rng):
+        face = rng.randint(1, 6) if action == reference.ROLL else None
+        return reference.step(game, ref_rules, action, face), face
+
+    def shares(game):
+        winner = reference.result(game, ref_rules)["winner"]
+        return [0.5, 0.5] if winner < 0 else [float(winner == 0), float(winner == 1)]
+
+    engine = python_mcts.Engine(actor=lambda game: -1 if game.to_act is None else game.to_act,
+                                legal=reference.legal_actions, apply=apply, shares=shares)
+    to_act = int(s[E.S_TO_ACT])
+    return engine, reference.Game(scores=(int(s[E.S_SCORE]), int(s[E.S_SCORE + 1])), turn_total=int(s[E.S_TURN]),
+                                  to_act=None if to_act < 0 else to_act, turns=int(s[E.S_TURNS]),
+                                  rolls=int(s[E.S_ROLLS]))
 
 
 GAME = GameSpec(
     name="pig", title="Pig", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
+    reference_search=reference_search,
     policy_help=POLICY_HELP, policy_data=policy_data, play=P, compile_seconds=15,
 )
