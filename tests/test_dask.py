@@ -200,3 +200,15 @@ def test_missing_dask_is_a_one_line_error(monkeypatch, tmp_path):
     assert_bad(run("simulate", "pig", "--backend", "dask", "--workers", "1", "--out", str(out)),
                "pip install 'sheepsim[dask]'")
     assert not out.exists()
+
+
+def test_dask_search_runs_are_bit_identical_to_local(scheduler):
+    """The search agents (mcts, ismcts) on Dask workers: the same rows as at home."""
+    for name, players, policies in (("pig", 2, ["mcts:iters=16,rollout=greedy", "hold"]),
+                                    ("hiboufou", 3, ["ismcts:iters=8", "greedy", "random"])):
+        game = get_game(name)
+        rules, specs = game.make_rules(players, {}), seat_specs(name, policies, players)
+        local = simulate(game, rules, specs, 300, 11, threads=2, chunk_size=100)
+        dask = simulate(game, rules, specs, 300, 11, chunk_size=70, backend="dask", scheduler=scheduler)
+        assert dask.manifest["backend"] == "dask"
+        assert_same_frame(local.results, dask.results)

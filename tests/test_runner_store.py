@@ -300,3 +300,22 @@ def test_malformed_toml_names_file_line_and_key(tmp_path, text, needles):
     reports = tmp_path / "rep"
     assert_bad(run("run", str(path), "--reports", str(reports)), f"analysis file {path}", "not valid TOML", *needles)
     assert not reports.exists()
+
+
+@pytest.mark.parametrize("name,players,policies", [("pig", 2, ["mcts:iters=16,rollout=greedy", "hold"]),
+                                                   ("hiboufou", 3, ["ismcts:iters=8", "greedy", "random"])])
+def test_a_search_run_interrupted_and_resumed_equals_one_run(tmp_path, name, players, policies):
+    """The search agents draw from their seat's stream: resuming changes nothing."""
+    game = get_game(name)
+    rules, specs = game.make_rules(players, {}), seat_specs(name, policies, players)
+    full = simulate(game, rules, specs, 240, 7, chunk_size=60)
+    out = tmp_path / "run"
+
+    def interrupt(index):
+        if index == 1:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        simulate(game, rules, specs, 240, 7, out=out, on_chunk=interrupt, chunk_size=60)
+    resumed = simulate(game, rules, specs, 240, 7, out=out, chunk_size=60)
+    assert resumed.extra["resumed"] == 2 and resumed.extra["computed"] == 2
+    assert_same_frame(full.results, resumed.results)

@@ -10,6 +10,10 @@ State is ONE int32 vector (`STATE_SIZE`), so it can be copied, compared and hash
     HEIGHT  [MAX_HEX]            sheep in that stack, 0 if empty
     START   [MAX_HEX]            1 if a starting stack may go there (set when the
                                  pasture is complete; depends on option start_zone)
+    OPEN    [MAX_HEX]            open_directions of hex i: neighbours on the pasture
+                                 and empty, kept by add_hex and add_stack (the move
+                                 phase reads it for every stack of every turn; a count
+                                 kept is one load, a count made is six)
     NBR     [MAX_HEX * 6]        neighbour hex index in direction d, -1 if off pasture
     STACKS  [MAX_PLAYERS * MAX_STACKS]  hexes of seat p's stacks at p * MAX_STACKS + k,
                                  k < header H_NSTACKS + p, in the order they appeared
@@ -76,7 +80,8 @@ R = Q + MAX_HEX
 OWNER = R + MAX_HEX
 HEIGHT = OWNER + MAX_HEX
 START = HEIGHT + MAX_HEX
-NBR = START + MAX_HEX
+OPEN = START + MAX_HEX
+NBR = OPEN + MAX_HEX
 MAX_STACKS = 32            # a seat has at most stack_size (<= 32) stacks
 STACKS = NBR + 6 * MAX_HEX
 HASH_SIZE = 256            # power of 2, load <= MAX_HEX / HASH_SIZE = 0.375
@@ -150,6 +155,9 @@ def add_hex(s, q, r):
         if j >= 0:
             s[NBR + 6 * i + d] = j
             s[NBR + 6 * j + (d + 3) % 6] = i
+            # the new hex is empty: open for j; j is open for it if empty
+            s[OPEN + j] += 1
+            s[OPEN + i] += s[HEIGHT + j] == 0
     h = _slot(q, r)
     while s[HASH + h] != 0:
         h = (h + 1) & (HASH_SIZE - 1)
@@ -198,15 +206,10 @@ def slide_end(s, i, d):
     return j
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def open_directions(s, i):
     """Directions in which the stack on hex i could move (first hex empty pasture)."""
-    n = 0
-    for d in range(6):
-        k = nbr(s, i, d)
-        if k >= 0 and s[HEIGHT + k] == 0:
-            n += 1
-    return n
+    return s[OPEN + i]
 
 
 @njit(cache=True, inline="always")
@@ -222,13 +225,30 @@ def add_stack(s, seat, i, height):
     s[HEIGHT + i] = height
     s[STACKS + seat * MAX_STACKS + s[H_NSTACKS + seat]] = i
     s[H_NSTACKS + seat] += 1
+    for d in range(6):
+        k = nbr(s, i, d)
+        if k >= 0:
+            s[OPEN + k] -= 1        # hex i is no longer open for its neighbours
+
+
+@njit(cache=True)
+def remove_stack(s, seat, i):
+    """Undo add_stack(s, seat, i, ...) while hex i is still the seat's last stack
+    (greedy_reference's make and unmake)."""
+    s[OWNER + i] = -1
+    s[HEIGHT + i] = 0
+    s[H_NSTACKS + seat] -= 1
+    for d in range(6):
+        k = nbr(s, i, d)
+        if k >= 0:
+            s[OPEN + k] += 1
 
 
 @njit(cache=True)
 def can_move(s, seat):
     for k in range(s[H_NSTACKS + seat]):
         i = stack_hex(s, seat, k)
-        if s[HEIGHT + i] >= 2 and open_directions(s, i) > 0:
+        if (s[HEIGHT + i] >= 2) & (s[OPEN + i] > 0):
             return True
     return False
 
@@ -272,10 +292,18 @@ def _mark_start_zone(s, rules):
                 if nbr(s, i, d) < 0:
                     s[START + i] = 1
         return
-    q0 = s[Q:Q + n].min() - 1
-    r0 = s[R:R + n].min() - 1
-    w = s[Q:Q + n].max() - q0 + 2
-    h = s[R:R + n].max() - r0 + 2
+    # loops, not s[Q:Q + n].min(): `s` may be a raw pointer (play.VIEW), which has no slices
+    q_lo = q_hi = s[Q]
+    r_lo = r_hi = s[R]
+    for i in range(1, n):
+        q_lo = min(q_lo, s[Q + i])
+        q_hi = max(q_hi, s[Q + i])
+        r_lo = min(r_lo, s[R + i])
+        r_hi = max(r_hi, s[R + i])
+    q0 = q_lo - 1
+    r0 = r_lo - 1
+    w = q_hi - q0 + 2
+    h = r_hi - r0 + 2
     grid = np.zeros(w * h, dtype=np.int8)       # 1 pasture, 2 outside
     for i in range(n):
         grid[(s[R + i] - r0) * w + s[Q + i] - q0] = 1
@@ -586,22 +614,26 @@ def random_move(s, rng):
     """A move uniform over (stack, direction, number of sheep) triples."""
     seat = s[H_TO_MOVE]
     total = 0
+    # a stack's triples are its open directions times (height - 1): none for a single
+    # sheep (every stack holds at least one), so no test
     for k in range(s[H_NSTACKS + seat]):
         i = stack_hex(s, seat, k)
-        if s[HEIGHT + i] >= 2:
-            total += open_directions(s, i) * (s[HEIGHT + i] - 1)
+        total += s[OPEN + i] * (s[HEIGHT + i] - 1)
     pick = rand_below(rng, total)
     for k in range(s[H_NSTACKS + seat]):
         i = stack_hex(s, seat, k)
-        if s[HEIGHT + i] < 2:
+        h = s[HEIGHT + i]
+        if pick >= s[OPEN + i] * (h - 1):
+            pick -= s[OPEN + i] * (h - 1)
             continue
+        # the pick is on this stack: its directions in order, h - 1 counts each
         for d in range(6):
             j = nbr(s, i, d)
             if j < 0 or s[HEIGHT + j] != 0:
                 continue
-            if pick < s[HEIGHT + i] - 1:
+            if pick < h - 1:
                 return i, d, pick + 1
-            pick -= s[HEIGHT + i] - 1
+            pick -= h - 1
     return -1, -1, -1
 
 

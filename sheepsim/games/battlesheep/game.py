@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ... import search
+from ...search import python_mcts
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -90,21 +91,48 @@ def legal(position: dict, rules) -> list:
     return POS.legal_json(s, R.to_array(rules))
 
 
+def _reference_rules(rules) -> reference.Rules:
+    return reference.Rules(num_players=rules.num_players, tiles_per_player=rules["tiles_per_player"],
+                           stack_size=rules["stack_size"], start_zone=rules["start_zone"],
+                           no_move=rules["no_move"], final_tie=rules["final_tie"],
+                           placement_order=rules["placement_order"])
+
+
 def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> float:
     """Games/s of the pure-Python reference engine under the uniform random policy."""
-    ref_rules = reference.Rules(num_players=rules.num_players, tiles_per_player=rules["tiles_per_player"],
-                                stack_size=rules["stack_size"], start_zone=rules["start_zone"],
-                                no_move=rules["no_move"], final_tie=rules["final_tie"],
-                                placement_order=rules["placement_order"])
+    ref_rules = _reference_rules(rules)
     rng = random.Random(seed)
     return W.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
+
+
+def _move(key) -> dict:
+    """A reference move key (a hashable tuple) back to the reference's JSON move."""
+    if key[0] == "tile":
+        return {"tile": [list(h) for h in key[1]]}
+    if key[0] == "place":
+        return {"place": list(key[1])}
+    return {"from": list(key[1]), "to": list(key[2]), "count": key[3]}
+
+
+def reference_search(rules, s: np.ndarray):
+    """The reference engine as the plain-Python search sees it (no chance: the game's
+    only randomness, a random board, is drawn before play), and `s` as a reference game."""
+    def shares(game):
+        top = reference.result(game)["cowinners"]
+        return [1.0 / len(top) if q in top else 0.0 for q in range(rules.num_players)]
+
+    engine = python_mcts.Engine(
+        actor=lambda game: -1 if reference.is_over(game) else game.to_move,
+        legal=lambda game: [reference._canonical(m) for m in reference.legal_moves(game)],
+        apply=lambda game, key, rng: (reference.play(game, _move(key)), None), shares=shares)
+    return engine, reference.from_position(POS.from_state(s), _reference_rules(rules))
 
 
 GAME = GameSpec(
     name="battlesheep", title="Battle Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="sheep moves", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     rules_for_position=POS.rules_for, play_chunk=play_chunk, frame=frame, trace=trace, legal=legal,
-    reference_bench=reference_bench, policy_help=POLICY_HELP,
+    reference_bench=reference_bench, reference_search=reference_search, policy_help=POLICY_HELP,
     bench_workload="uniform random policy, complete games (building, placement, moves)",
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
     play=P, compile_seconds=45,

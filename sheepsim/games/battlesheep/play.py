@@ -19,7 +19,7 @@ GAME = (E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX
         E.MAX_PLAYERS)
 # what driver.user_kernels builds the user-policy kernels from
 HOOKS = (E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, P.choose)
-VIEW = fast.array
+VIEW = fast.pointer
 LAST_BUILTIN = P.LAST_BUILTIN
 O_SIZE = E.O_SIZE
 
@@ -27,7 +27,7 @@ O_SIZE = E.O_SIZE
 @njit(cache=True, nogil=True)
 def play_blocks(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
     driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, P.choose, P.no_user_policies,
-                       P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params, rotate, seed, first,
+                       P.LAST_BUILTIN, VIEW, GAME, rules, aux, slot_ids, slot_params, rotate, seed, first,
                        out, faults, b_lo, b_hi)
 
 
@@ -39,7 +39,7 @@ R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE = map
 @njit(cache=True)
 def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE,
-                         P.no_user_policies, P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params,
+                         P.no_user_policies, P.LAST_BUILTIN, VIEW, GAME, rules, aux, slot_ids, slot_params,
                          seat_slot, rngs, g, row, log, fault)
 
 
@@ -55,7 +55,7 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """The built-ins' dispatcher, with the search policies."""
     if policy_id >= mcts.MCTS:
         mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, mcts.no_determinize,
-                    P.choose, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat, params, rng, buf)
+                    P.choose, VIEW, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat, params, rng, buf)
         return buf[0, 0], buf[0, 1], buf[0, 2], buf[0, 3]
     return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -66,7 +66,7 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
     replay and user-policy kernels' search, compiled in seconds rather than a minute."""
     if policy_id >= mcts.MCTS:
         mcts.search(R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, mcts.no_determinize,
-                    R_CHOOSE, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat, params, rng, buf)
+                    R_CHOOSE, VIEW, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat, params, rng, buf)
         return buf[0, 0], buf[0, 1], buf[0, 2], buf[0, 3]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -74,12 +74,12 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
 @njit(cache=True, nogil=True)
 def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
     driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, choose_search,
-                       P.no_user_policies, mcts.LAST_ID, fast.array, GAME, rules, aux, slot_ids, slot_params, rotate,
+                       P.no_user_policies, mcts.LAST_ID, VIEW, GAME, rules, aux, slot_ids, slot_params, rotate,
                        seed, first, out, faults, b_lo, b_hi)
 
 
 @njit(cache=True)
 def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, choose_search_called,
-                         P.no_user_policies, mcts.LAST_ID, fast.array, GAME, rules, aux, slot_ids, slot_params,
+                         P.no_user_policies, mcts.LAST_ID, VIEW, GAME, rules, aux, slot_ids, slot_params,
                          seat_slot, rngs, g, row, log, fault)

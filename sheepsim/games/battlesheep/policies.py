@@ -27,7 +27,7 @@ from ..fast import below, trailing_zeros
 from .engine import (DQ, DR, H_NHEX, H_NSTACKS, H_NTILES, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLACE,
                      KIND_TILE, MAX_HEX, OWNER, PH_BUILD, PH_PLACE, Q, R, START, TILE_SHAPES,
                      add_stack, legal_actions, nbr, open_directions, random_move, random_place, random_tile,
-                     slide_end, stack_hex, tile_contacts)
+                     remove_stack, slide_end, stack_hex, tile_contacts)
 
 RANDOM, GREEDY = 0, 1
 LAST_BUILTIN = GREEDY
@@ -120,9 +120,7 @@ def greedy_reference(s, rules, aux, seat, params, rng, buf):
             s[HEIGHT + i] -= count
             value = _evaluate(s, seat, params[P_OPPONENT])
             s[HEIGHT + i] += count
-            s[HEIGHT + dest] = 0
-            s[OWNER + dest] = -1
-            s[H_NSTACKS + seat] -= 1      # the new stack is the last in the seat's list
+            remove_stack(s, seat, dest)   # the new stack is the last in the seat's list
         if value > best:
             best = value
             ties = 1
