@@ -26,6 +26,9 @@ def test_negative_edges_read_less_often() -> None:
         "seat 0 wins 3.1 [2.5, 3.6] points less often than the fair 50.0%"
     assert F.edge_words(0.026, 0.025, 0.027).startswith("seat 0 wins 2.6 [2.5, 2.7] points more often")
     assert "-0.0" not in F.edge_words(-0.0002, -0.002, 0.001)
+    # an interval holding zero is written signed, never as "-0.4 points less often"
+    assert F.edge_words(-0.018, -0.039, 0.004, 1 / 3) == "seat 0's edge over the fair 33.3% is -1.8 [-3.9, +0.4] points"
+    assert F.edge_words(0.011, -0.004, 0.026) == "seat 0's edge over the fair share is +1.1 [-0.4, +2.6] points"
     assert F.verdict(-0.036, -0.025) == "seat 0 is at a disadvantage"
 
 

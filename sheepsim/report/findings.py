@@ -28,14 +28,20 @@ def _pts(x: float) -> str:
 
 
 def edge_words(edge: float, lo: float, hi: float, fair: float | None = None, who: str = "seat 0") -> str:
-    """'seat 0 wins 3.1 [2.5, 3.7] points more often than the fair 50.0%', or '... less
-    often' for a negative edge (the interval then bounds how much less)."""
+    """'seat 0 wins 3.1 [2.5, 3.7] points more often than the fair 50.0%', '... less often'
+    when the whole interval is below it (the numbers then say how much less), and the
+    signed edge, '... is -1.8 [-3.9, +0.4] points', when the interval holds zero: "1.8
+    [-0.4, 3.9] points less often" would be easy to misread."""
     against = f" than the fair {fair:.1%}" if fair is not None else " than the fair share"
     if round(100 * edge, 1) == 0:
         return f"{who} wins as often as the fair share ({_pts(edge)} [{_pts(lo)}, {_pts(hi)}] points)"
-    if edge > 0:
+    if lo > 0:
         return f"{who} wins {_pts(edge)} [{_pts(lo)}, {_pts(hi)}] points more often{against}"
-    return f"{who} wins {_pts(-edge)} [{_pts(-hi)}, {_pts(-lo)}] points less often{against}"
+    if hi < 0:
+        return f"{who} wins {_pts(-edge)} [{_pts(-hi)}, {_pts(-lo)}] points less often{against}"
+    fair_share = f"the fair {fair:.1%}" if fair is not None else "the fair share"
+    signed = format_interval(edge, lo, hi, percent=True, signed=True)
+    return f"{who}'s edge over {fair_share} is {signed} points"
 
 
 def verdict(lo: float, hi: float, who: str = "seat 0") -> str:

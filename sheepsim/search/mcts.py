@@ -124,6 +124,26 @@ def _rewards(outcome, progress, spec, sim, rules, players, cutoff_hit, orow, pro
 
 
 @njit(inline="always")
+def rollout(actor, nature, chance, step, choose, sim, rules, aux, rollout_id, rparams, cutoff, rng, buf, scratch):
+    """Play `sim` out with the rollout policy `rollout_id` to the end of the game, or for
+    `cutoff` decisions when cutoff > 0; True when the cut-off stopped it. An iteration's
+    rollout, and what `sheepsim bench` times as a random playout (search/bench.py)."""
+    t = 0
+    while True:
+        who = actor(sim, rules)
+        if who == -1:
+            return False
+        if cutoff > 0 and t >= cutoff:
+            return True
+        if who == NATURE:
+            action = as_action(nature(sim, rules, aux, rng))
+        else:
+            action = as_action(choose(rollout_id, sim, rules, aux, who, rparams, rng, buf, scratch))
+        step(sim, rules, aux, action, chance(sim, rules, aux, action, rng))
+        t += 1
+
+
+@njit(inline="always")
 def search(actor, legal, nature, chance, step, outcome, progress, determinize, choose, view, game, spec,
            rollout_params, hidden, s, rules, aux, seat, params, rng, buf):
     """Search from `s`, `seat` to act; write the chosen action into buf[0] and return
@@ -252,22 +272,8 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
                 first[a] = d
                 break
             node = d
-        # roll out to the end of the game, or to the cut-off
-        t = 0
-        cut = False
-        while True:
-            who = actor(sim, rules)
-            if who == -1:
-                break
-            if cutoff > 0 and t >= cutoff:
-                cut = True
-                break
-            if who == NATURE:
-                action = as_action(nature(sim, rules, aux, rng))
-            else:
-                action = as_action(choose(rollout_id, sim, rules, aux, who, rparams, rng, buf, scratch))
-            step(sim, rules, aux, action, chance(sim, rules, aux, action, rng))
-            t += 1
+        cut = rollout(actor, nature, chance, step, choose, sim, rules, aux, rollout_id, rparams, cutoff, rng, buf,
+                      scratch)
         _rewards(outcome, progress, spec, sim, rules, players, cut, orow, prog, reward)
         for k in range(depth):
             visits[path[k]] += 1.0
