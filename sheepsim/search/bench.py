@@ -7,11 +7,13 @@ Per game with a search policy (mcts or ismcts, the one it plays), every seat sea
 * decisions/s and iterations/s at 1 thread: the searching decisions of those games
   (counted from their replays) over the 1-thread time;
 * playout ratio: the cost of one iteration over the cost of a random playout of the
-  same remaining game. The playout's cost is the random kernel's time per decision
-  (its games/s and mean decisions per game, at 1 thread) times the mean number of
-  decisions left at a search decision: what a rollout from there plays. The tree's
-  own work (descending, expanding, copying and determinizing the state, backing up)
-  is what lifts the ratio above 1 (issue target: at most 2);
+  same remaining game. The playouts are timed from the very positions the search
+  decided at (every searching decision of those games, rebuilt from the replays),
+  each played out by the search's own rollout (mcts.rollout, random policy) in a
+  kernel of this module, at 1 thread, less the time of copying the position, which a
+  playout needs only because it consumes its state. The tree's own work (copying and
+  determinizing the state, descending, expanding, backing up) is what lifts the ratio
+  above 1 (issue target: at most 2);
 * Python agent: a plain-Python search at the same budget, timed on searching decisions
   of game 0 (its positions rebuilt from the kernel's log), decisions/s and the kernel's
   speed over it (target: at least 100x). For Battle Sheep and Pig, UCT over the game's
@@ -22,13 +24,17 @@ Per game with a search policy (mcts or ismcts, the one it plays), every seat sea
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from ..bench import _timed, numba_threads
+from ..games import fast
+from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_STATE_SIZE
 from . import mcts as M
 
 REPEATS = 3
@@ -58,8 +64,6 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
     from ..games import kernel_modules
     from ..games import wrappers as W
     from ..policies import seat_specs
-    from ..rng import streams
-    from . import reference
 
     E, POL, PL = kernel_modules(game.name)
     name = _search_name(game)
@@ -68,7 +72,6 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     spec = f"{name}:iters={budget}"
     specs = seat_specs(game.name, [spec], players)
-    randoms = seat_specs(game.name, ["random"], players)
 
     def play(n, s=specs):
         return lambda: game.play_chunk(arr, aux, s, True, 1, 0, n)
@@ -85,32 +88,94 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
         seats = log[:, 0] >= 0
         decisions += int(seats.sum())
         left += int((len(log) - np.nonzero(seats)[0]).sum())
-    # the random kernel: time per decision
-    m = 1000
-    while _timed(play(m, randoms))[0] < TARGET_SECONDS / 2 and m < 1_000_000:
-        m *= 2
-    random_one = _best(play(m, randoms), 1)
-    random_length = np.mean([len(W.replay(PL, arr, aux, randoms, True, 1, g)[0]) for g in range(200)])
-    per_decision = random_one / (m * random_length)
+    positions = [_positions(E, PL, arr, aux, g, log) for g, log in enumerate(logs)]
     iteration = one / (decisions * budget)
-    playout = per_decision * left / decisions
-    python, timed, spent = _python_agent(game, E, POL, PL, rules, arr, aux, specs, logs[0], budget, name)
+    playout = _playout_seconds(PL, arr, aux, np.stack([state for game_ in positions for _, state in game_]))
+    python, timed, spent = _python_agent(game, E, POL, PL, rules, arr, aux, specs, positions[0], budget, name)
     kernel_rate = decisions / one
     python_rate = timed / spent
     return {"game": game.name, "players": players, "policy": spec, "games": n,
             "games_per_s_1t": n / one, "games_per_s_nt": n / many, "threads": threads,
             "decisions_per_s_1t": kernel_rate, "iterations_per_s_1t": decisions * budget / one,
             "decisions_per_game": decisions / n, "mean_decisions_left": left / decisions,
-            "random_decision_s": per_decision, "iteration_s": iteration, "playout_s": playout,
+            "iteration_s": iteration, "playout_s": playout,
             "playout_ratio": iteration / playout,
             "python_agent": python, "python_decisions": timed, "python_decisions_per_s": python_rate,
             "python_ratio": kernel_rate / python_rate}
 
 
-def _python_agent(game, E, POL, PL, rules, arr, aux, specs, log, budget, name):
+def _positions(E, PL, arr, aux, g, log) -> list:
+    """(seat, state) at every searching decision of the bench's game g, whose replay is
+    `log`: the game dealt again from its stream 0 and its logged actions applied."""
+    from ..rng import streams
+    s = np.zeros(PL.GAME[0], dtype=np.int32)
+    E.start(s, arr, aux, streams(1, g, PL.GAME[5])[0])
+    width = PL.GAME[2]
+    positions = []
+    for entry in log:
+        if entry[0] >= 0:
+            positions.append((int(entry[0]), s.copy()))
+        E.step(s, arr, aux, tuple(int(x) for x in entry[1:1 + width]), int(entry[1 + width]))
+    return positions
+
+
+@functools.lru_cache(maxsize=None)
+def _playouts(PL):
+    """A kernel over the play module PL's hooks: copy each row of `states` and, when
+    `play`, roll it out with mcts.rollout (random policy, no cut-off), `reps` times
+    over. The hooks are the closure's constants, compiled in as the search kernel's are
+    (passed as arguments from Python, numba calls them several times slower), and the
+    rollout gets its arrays in the forms the search's own rollout gets them (the
+    driver's views of the rules, aux, stream and decision buffer, a plain scratch array,
+    a row of the rollout parameters): reference counting alone made a playout several
+    times slower."""
+    _start, actor, _legal, nature, chance, step, _outcome, choose = PL.HOOKS
+    game, view, random_id, rollout_params = PL.GAME, PL.VIEW, PL.SEARCH[M.S_RANDOM], PL.ROLLOUT_PARAMS
+
+    @njit
+    def run(states, rules_arr, aux_arr, reps, play, stream):
+        state = np.empty(game[G_STATE_SIZE], dtype=np.int32)
+        sim, rules, aux, rng = view(state), view(rules_arr), view(aux_arr), view(stream)
+        buf_array = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+        buf = fast.array(buf_array)
+        scratch = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+        rparams = rollout_params[M.ROLLOUT_RANDOM]
+        done = 0
+        for _ in range(reps):
+            for i in range(states.shape[0]):
+                for k in range(game[G_STATE_SIZE]):
+                    state[k] = states[i, k]
+                if play:
+                    M.rollout(actor, nature, chance, step, choose, sim, rules, aux, random_id, rparams, 0, rng, buf,
+                              scratch)
+                done += state[0] & 1        # keeps the copy from being optimised away
+        return done + buf_array[0, 0] * 0
+    return run
+
+
+def _playout_seconds(PL, arr, aux, states) -> float:
+    """One random playout's time from `states` (rows), copying excluded (the docstring)."""
+    from ..rng import streams
+    kernel = _playouts(PL)
+    rng = streams(3, 0, 1)[0]
+
+    def run(reps, play):
+        return lambda: kernel(states, arr, aux, reps, play, rng)
+
+    run(1, True)(), run(1, False)()                 # compile
+    reps = 1
+    while _timed(run(reps, True))[0] < TARGET_SECONDS / 2:
+        reps *= 2
+    with numba_threads(1):
+        played = min(_timed(run(reps, True))[0] for _ in range(REPEATS))
+        copied = min(_timed(run(reps, False))[0] for _ in range(REPEATS))
+    return (played - copied) / (reps * len(states))
+
+
+def _python_agent(game, E, POL, PL, rules, arr, aux, specs, positions, budget, name):
     """(which Python agent, decisions timed, seconds): a plain-Python search at the same
-    budget, timed on the searching decisions of the kernel's game `log` in order, for
-    about PYTHON_SECONDS. Perfect-information games: python_mcts over the game's reference
+    budget, timed on `positions` (_positions of the kernel's game 0) for about
+    PYTHON_SECONDS. Perfect-information games: python_mcts over the game's reference
     engine (the same positions, converted). The hidden-information games' references
     keep no record of what each seat knows, which determinizing needs: there it is the
     twin, search/reference.py, whose engine calls are the compiled hooks (so the Python
@@ -125,14 +190,6 @@ def _python_agent(game, E, POL, PL, rules, arr, aux, specs, log, budget, name):
             return POL.random_policy(s, rules_, aux_, seat, params, rng, buf)
         return greedy(s, rules_, aux_, seat, params, rng, buf)
 
-    s = np.zeros(PL.GAME[0], dtype=np.int32)
-    E.start(s, arr, aux, streams(1, 0, PL.GAME[5])[0])
-    width = PL.GAME[2]
-    positions = []              # (seat, state) at every searching decision of the game
-    for entry in log:
-        if entry[0] >= 0:
-            positions.append((int(entry[0]), s.copy()))
-        E.step(s, arr, aux, tuple(int(x) for x in entry[1:1 + width]), int(entry[1 + width]))
     vector = specs[0].vector()
     c = float(vector[M.P_C])
     timed, spent = 0, 0.0
@@ -169,7 +226,7 @@ def table(rows: list[dict[str, Any]], threads: int) -> str:
     out = ["", "search (every seat searching, random rollouts):", line(head), line(["-" * w for w in widths])]
     out += [line(b) for b in body]
     out.append("iteration / playout = one search iteration's time over a random playout of the same remaining game "
-               "(the random kernel's time per decision x the mean decisions left at a search decision; target <= 2); "
+               "(random rollouts timed from the positions the search decided at; target <= 2); "
                "kernel / python = the kernel's decisions/s at 1 thread over a plain-Python search's at the same "
                "budget (target >= 100)")
     out += [f"{r['game']}: {r['games']} search games per run, {r['decisions_per_game']:.0f} searching decisions a game "
