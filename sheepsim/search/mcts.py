@@ -44,7 +44,10 @@ action tried, drawn uniformly: a random policy.
 
 Memory per decision is bounded: a node pool of min(`nodes`, 2 * iters + 1) nodes, each
 48 bytes plus 4 per action value, is allocated for the decision (an expansion adds an
-action node and its first outcome node; a new chance outcome adds one). `nodes` = 0 asks
+action node and its first outcome node; a new chance outcome adds one), and in perfect
+information LISTED_ROWS rows of actions per node, where decision nodes keep their legal
+list from their first visit (a cache: when the rows run out, later lists are generated
+at every visit, as `ismcts` always does). `nodes` = 0 asks
 for 2 * iters + 1, which never fills. A smaller pool fills: from then on iterations
 expand nothing, descend through the existing tree as far as it reaches and roll out
 from there (the statistics keep improving; the tree stops growing). With `nodes` =
@@ -74,6 +77,9 @@ P_ITERS, P_C, P_ROLLOUT, P_CUTOFF, P_NODES = range(5)
 ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1
 # each game's SEARCH tuple (play.py), by position
 S_O_SIZE, S_O_COWINNERS, S_RANDOM, S_GREEDY = range(4)
+# rows of kept legal lists per node of the pool (perfect information, search below):
+# enough for every decision node of a game with up to 2 x LISTED_ROWS actions a node
+LISTED_ROWS = 32
 
 
 def rollout_params(random, greedy):
@@ -178,6 +184,13 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     state = np.empty(game[G_STATE_SIZE], dtype=np.int32)
     sim = view(state)
     lbuf = np.empty((game[G_MAX_ACTIONS], width), dtype=np.int32)
+    # perfect information: a decision node's state, so its legal list, is the same at
+    # every visit; the list is kept from the first (rows of `listed`, while they last)
+    # rather than generated again. A cache only: the search's choices do not change.
+    listed = np.empty((0 if hidden else LISTED_ROWS * cap, width), dtype=np.int32)
+    list_at = np.full(cap, -1, dtype=np.int32)         # decision nodes: the first row of its list
+    list_n = np.zeros(cap, dtype=np.int32)             # ... and its length
+    listed_used = 0
     scratch = np.empty((game[G_MAX_ACTIONS], width), dtype=np.int32)
     child_at = np.empty(game[G_MAX_ACTIONS], dtype=np.int32)
     orow = np.zeros(spec[S_O_SIZE], dtype=np.int32)
@@ -196,17 +209,29 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
             who = actor(sim, rules)
             if who < 0:             # the game is over (-1), or nature decides (NATURE)
                 break
-            n = legal(sim, rules, aux, lbuf)
+            if list_at[node] >= 0:
+                n = list_n[node]
+                rows = listed[list_at[node]:list_at[node] + n]
+            else:
+                n = legal(sim, rules, aux, lbuf)
+                rows = lbuf[:n]
+                if not hidden and listed_used + n <= listed.shape[0]:
+                    for i in range(n):
+                        for k in range(width):
+                            listed[listed_used + i, k] = lbuf[i, k]
+                    list_at[node] = listed_used
+                    list_n[node] = n
+                    listed_used += n
             for i in range(n):
                 child_at[i] = -1
             untried = n
             child = first[node]
             while child >= 0:
                 i = hint[child]
-                if not (i < n and _same(keys, child, lbuf, i, width)):
+                if not (i < n and _same(keys, child, rows, i, width)):
                     i = -1
                     for j in range(n):
-                        if _same(keys, child, lbuf, j, width):
+                        if _same(keys, child, rows, j, width):
                             i = j
                             break
                 if i >= 0:
@@ -229,7 +254,7 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
                 d = used + 1
                 used += 2
                 for k in range(width):
-                    keys[a, k] = lbuf[i, k]
+                    keys[a, k] = rows[i, k]
                 hint[a] = i
                 avail[a] = 1.0
                 sibling[a] = first[node]
@@ -237,8 +262,8 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
                 path[depth] = a
                 path_seat[depth] = who
                 depth += 1
-                c = chance(sim, rules, aux, lbuf[i], rng)
-                step(sim, rules, aux, lbuf[i], c)
+                c = chance(sim, rules, aux, rows[i], rng)
+                step(sim, rules, aux, rows[i], c)
                 outcome_key[d] = c
                 first[a] = d
                 break
@@ -257,8 +282,8 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
             path[depth] = a
             path_seat[depth] = who
             depth += 1
-            c = chance(sim, rules, aux, lbuf[best], rng)
-            step(sim, rules, aux, lbuf[best], c)
+            c = chance(sim, rules, aux, rows[best], rng)
+            step(sim, rules, aux, rows[best], c)
             d = first[a]
             while d >= 0 and outcome_key[d] != c:
                 d = sibling[d]
