@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from conftest import assert_bad, run_cli
@@ -133,3 +134,25 @@ def test_bad_input_is_one_line_exit_2(args, needles):
 
 def test_json_into_a_folder_is_one_line_exit_2(tmp_path):
     assert_bad(run_cli("bench", "pig", "--json", str(tmp_path)), "is a folder")
+
+
+def test_search_playouts_start_where_the_search_decided_and_play_to_the_end():
+    from sheepsim.games import get_game, kernel_modules
+    from sheepsim.games import wrappers as W
+    from sheepsim.policies import seat_specs
+    from sheepsim.rng import streams
+    from sheepsim.search import bench as SB
+    game = get_game("pig")
+    E, _POL, PL = kernel_modules("pig")
+    rules = game.make_rules(2, {"goal": 40})
+    arr, aux = game.to_array(rules), game.initial_state(rules, None)
+    specs = seat_specs("pig", ["mcts:iters=8", "random"], 2)
+    log = W.replay(PL, arr, aux, specs, True, 1, 3)[0]
+    positions = SB._positions(E, PL, arr, aux, 3, log)
+    # one position per logged decision, each with the logged seat to act
+    assert [seat for seat, _ in positions] == [int(x) for x in log[:, 0] if x >= 0] and len(positions) > 5
+    assert all(E.actor(s, arr) == seat for seat, s in positions)
+    states = np.stack([s for _, s in positions])
+    kernel = SB._playouts(PL)
+    assert kernel(states, arr, aux, 2, True, streams(3, 0, 1)[0]) == 2 * len(states)     # every playout ends
+    assert kernel(states, arr, aux, 2, False, streams(3, 0, 1)[0]) == 0                  # copies only

@@ -123,7 +123,7 @@ def _positions(E, PL, arr, aux, g, log) -> list:
 def _playouts(PL):
     """A kernel over the play module PL's hooks: copy each row of `states` and, when
     `play`, roll it out with mcts.rollout (random policy, no cut-off), `reps` times
-    over. The hooks are the closure's constants, compiled in as the search kernel's are
+    over; returns how many copies ended at the end of their game. The hooks are the closure's constants, compiled in as the search kernel's are
     (passed as arguments from Python, numba calls them several times slower), and the
     rollout gets its arrays in the forms the search's own rollout gets them (the
     driver's views of the rules, aux, stream and decision buffer, a plain scratch array,
@@ -148,8 +148,10 @@ def _playouts(PL):
                 if play:
                     M.rollout(actor, nature, chance, step, choose, sim, rules, aux, random_id, rparams, 0, rng, buf,
                               scratch)
-                done += state[0] & 1        # keeps the copy from being optimised away
-        return done + buf_array[0, 0] * 0
+                # the playouts that reached the end of the game (reading the state also
+                # keeps a copy-only run from being optimised away)
+                done += actor(sim, rules) == -1
+        return done
     return run
 
 
