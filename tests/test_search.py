@@ -44,6 +44,10 @@ TWINS = [  # game, players, options, policies by slot (slot 0 searches), decisio
     ("pig", 2, {"goal": 60}, ["mcts:iters=30,rollout=greedy", "hold:t=10"], 400),
     ("pig", 2, {"goal": 60}, ["mcts:iters=25,cutoff=4,nodes=9", "random"], 400),
     ("battlesheep", 3, {}, ["mcts:iters=12", "mcts:iters=5,c=2", "random"], 60),
+    # a full node pool (21 nodes: 10 expansions) and, with 40 to 118 moves a position, a
+    # full pool of kept legal lists (32 rows a node): the kernel's fallback to generating
+    # lists at every visit, against the twin, which never keeps them
+    ("battlesheep", 2, {}, ["mcts:iters=40,nodes=21", "random"], 40),
     ("blacksheep", 3, {}, ["ismcts:iters=6", "random", "random"], 60),
     ("hiboufou", 2, {}, ["ismcts:iters=6,cutoff=20", "random"], 60),
 ]
