@@ -120,6 +120,20 @@ def empty_state(rules):
 
 
 @njit(cache=True, inline="always")
+def pasture_box(s, n):
+    """(q_lo, q_hi, r_lo, r_hi): the bounding box of the pasture's n hexes. Loops, not
+    s[Q:Q + n].min(): `s` may be a raw pointer (play.VIEW), which has no slices."""
+    q_lo = q_hi = s[Q]
+    r_lo = r_hi = s[R]
+    for i in range(1, n):
+        q_lo = min(q_lo, s[Q + i])
+        q_hi = max(q_hi, s[Q + i])
+        r_lo = min(r_lo, s[R + i])
+        r_hi = max(r_hi, s[R + i])
+    return q_lo, q_hi, r_lo, r_hi
+
+
+@njit(cache=True, inline="always")
 def nbr(s, i, d):
     return s[NBR + 6 * i + d]
 
@@ -292,14 +306,7 @@ def _mark_start_zone(s, rules):
                 if nbr(s, i, d) < 0:
                     s[START + i] = 1
         return
-    # loops, not s[Q:Q + n].min(): `s` may be a raw pointer (play.VIEW), which has no slices
-    q_lo = q_hi = s[Q]
-    r_lo = r_hi = s[R]
-    for i in range(1, n):
-        q_lo = min(q_lo, s[Q + i])
-        q_hi = max(q_hi, s[Q + i])
-        r_lo = min(r_lo, s[R + i])
-        r_hi = max(r_hi, s[R + i])
+    q_lo, q_hi, r_lo, r_hi = pasture_box(s, n)
     q0 = q_lo - 1
     r0 = r_lo - 1
     w = q_hi - q0 + 2

@@ -26,8 +26,8 @@ from ...rng import rand_below, rand_float
 from ..fast import below, trailing_zeros
 from .engine import (DQ, DR, H_NHEX, H_NSTACKS, H_NTILES, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLACE,
                      KIND_TILE, MAX_HEX, OWNER, PH_BUILD, PH_PLACE, Q, R, START, TILE_SHAPES,
-                     add_stack, legal_actions, nbr, open_directions, random_move, random_place, random_tile,
-                     remove_stack, slide_end, stack_hex, tile_contacts)
+                     add_stack, legal_actions, nbr, open_directions, pasture_box, random_move, random_place,
+                     random_tile, remove_stack, slide_end, stack_hex, tile_contacts)
 
 RANDOM, GREEDY = 0, 1
 LAST_BUILTIN = GREEDY
@@ -209,13 +209,7 @@ def _best_tile(s, rng, buf):
                 pick = o
         return KIND_TILE, pick, 0, 0
     n = s[H_NHEX]
-    q_lo = q_hi = s[Q]
-    r_lo = r_hi = s[R]
-    for i in range(1, n):
-        q_lo = min(q_lo, s[Q + i])
-        q_hi = max(q_hi, s[Q + i])
-        r_lo = min(r_lo, s[R + i])
-        r_hi = max(r_hi, s[R + i])
+    q_lo, q_hi, r_lo, r_hi = pasture_box(s, n)
     # a touching tile has a cell beyond an edge and the others within 2 hexes of it
     # (TILE_SHAPES: q offsets 0..2, r offsets -1..1), so within 3 of the pasture's box
     q0 = q_lo - 3
