@@ -19,7 +19,7 @@ from sheepsim.games import wrappers as W
 from sheepsim.policies import seat_specs
 from sheepsim.rng import streams
 from sheepsim.search import python_mcts
-from test_search import pig_exact
+from test_search import pig_decisive_positions
 
 
 @pytest.mark.parametrize("name,players", [("pig", 2), ("battlesheep", 2), ("battlesheep", 3), ("battlesheep", 4)])
@@ -54,23 +54,14 @@ def test_the_reference_view_agrees_with_the_kernel_along_whole_games(name, playe
 
 
 def test_python_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matters():
-    from sheepsim.games.pig import engine as E
     goal = 10
     game = get_game("pig")
     rules = game.make_rules(2, {"goal": goal})
-    _, roll, hold = pig_exact(goal)
     checked = 0
-    for i in range(0, goal, 2):
-        for j in range(0, goal, 3):
-            for k in range(1, goal - i):
-                if abs(roll[i, j, k] - hold[i, j, k]) < 0.04:
-                    continue        # too close to call at this budget
-                s = np.zeros(E.STATE_SIZE, dtype=np.int32)
-                s[E.S_SCORE], s[E.S_SCORE + 1], s[E.S_TURN] = i, j, k
-                engine, position = game.reference_search(rules, s)
-                best = "hold" if hold[i, j, k] > roll[i, j, k] else "roll"
-                chosen = python_mcts.search(engine, position, 1500, 0.7, random.Random(i * 100 + j * 10 + k))
-                assert chosen == best, f"score {i}, other {j}, turn total {k}: roll {roll[i, j, k]:.3f}, " \
-                                       f"hold {hold[i, j, k]:.3f}"
-                checked += 1
+    for i, j, k, s, roll, hold in pig_decisive_positions(goal):
+        engine, position = game.reference_search(rules, s)
+        best = "hold" if hold > roll else "roll"
+        chosen = python_mcts.search(engine, position, 1500, 0.7, random.Random(i * 100 + j * 10 + k))
+        assert chosen == best, f"score {i}, other {j}, turn total {k}: roll {roll:.3f}, hold {hold:.3f}"
+        checked += 1
     assert checked >= 15

@@ -117,6 +117,22 @@ def pig_exact(goal):
         p = new
 
 
+def pig_decisive_positions(goal):
+    """(i, j, k, state, roll value, hold value) at the positions of a small Pig game
+    (own score i, other's score j, turn total k) where the exact optimum's two actions
+    differ by at least 0.04: what a search at a test's budget must get right."""
+    from sheepsim.games.pig import engine as E
+    _, roll, hold = pig_exact(goal)
+    for i in range(0, goal, 2):
+        for j in range(0, goal, 3):
+            for k in range(1, goal - i):
+                if abs(roll[i, j, k] - hold[i, j, k]) < 0.04:
+                    continue        # too close to call at this budget
+                s = np.zeros(E.STATE_SIZE, dtype=np.int32)
+                s[E.S_SCORE], s[E.S_SCORE + 1], s[E.S_TURN] = i, j, k
+                yield i, j, k, s, roll[i, j, k], hold[i, j, k]
+
+
 @njit
 def _pig_search(s, rules, params, rng):
     buf = np.zeros((2, 1), dtype=np.int32)
@@ -129,21 +145,14 @@ def test_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matters():
     goal = 10
     game = get_game("pig")
     arr = game.to_array(game.make_rules(2, {"goal": goal}))
-    _, roll, hold = pig_exact(goal)
     params = np.zeros(MAX_PARAMS)
     params[[M.P_ITERS, M.P_C]] = 20_000, 0.7
     checked = 0
-    for i in range(0, goal, 2):
-        for j in range(0, goal, 3):
-            for k in range(1, goal - i):
-                if abs(roll[i, j, k] - hold[i, j, k]) < 0.04:
-                    continue        # too close to call at this budget
-                s = np.zeros(E.STATE_SIZE, dtype=np.int32)
-                s[E.S_SCORE], s[E.S_SCORE + 1], s[E.S_TURN] = i, j, k
-                best = E.ACT_HOLD if hold[i, j, k] > roll[i, j, k] else E.ACT_ROLL
-                assert _pig_search(s, arr, params, streams(SEED, i * 100 + j * 10 + k, 1)[0]) == best, \
-                    f"score {i}, other {j}, turn total {k}: roll {roll[i, j, k]:.3f}, hold {hold[i, j, k]:.3f}"
-                checked += 1
+    for i, j, k, s, roll, hold in pig_decisive_positions(goal):
+        best = E.ACT_HOLD if hold > roll else E.ACT_ROLL
+        assert _pig_search(s, arr, params, streams(SEED, i * 100 + j * 10 + k, 1)[0]) == best, \
+            f"score {i}, other {j}, turn total {k}: roll {roll:.3f}, hold {hold:.3f}"
+        checked += 1
     assert checked >= 15
 
 
