@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ... import search
+from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -16,6 +17,7 @@ from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
+from . import turnsolve as TS
 from .trace import trace
 
 register_policy("blacksheep", "random", policy_id=POL.RANDOM,
@@ -35,6 +37,20 @@ register_policy("blacksheep", "risk", policy_id=POL.RISK,
                 doc="draws from the largest hand (Black Sheep chance q = 1 / its size) and stops when q > p "
                     "or, with w > 0, when drawing has negative value; effects and placement as `threshold`"
                 )(POL.risk)
+register_policy("blacksheep", "turn_optimal", policy_id=POL.TURN_OPTIMAL,
+                params={"depth": (1.0, "draws looked ahead: the solver is exact for every policy that draws at "
+                                       "most this many more cards this turn (draws onto a table of under 2 "
+                                       "cards are free), and stops at that horizon",
+                                  1.0, float(TS.MAX_DEPTH)),
+                        "triplet": (1.0, "the objective's value of a triplet in the zoo", 0.0, 1000.0),
+                        "pair": (0.5, "of a pair (two cards of a species) in the zoo, at most triplet", 0.0, 1000.0),
+                        "single": (0.2, "of a single card of a species in the zoo, at most pair", 0.0, 1000.0),
+                        "win": (10.0, "of a zoo that holds the triplets to win, at least triplet", 0.0, 1000.0)},
+                integers=("depth",),
+                doc="stops or draws, and chooses the opponent, to maximise the expected value of its zoo at "
+                    "the end of the turn (win, or triplet/pair/single per species), by exact expectimax over "
+                    "what blind draws yield given what the seat knows, to `depth` draws ahead (turnsolve.py); "
+                    "effects and placement as `threshold`; base game's cards only")(POL.turn_optimal)
 search.register("blacksheep", "Bye-Bye Black Sheep", hidden=True, greedy="the risk policy, p = 0.25")
 
 # printed by `sheepsim policies blacksheep`; the codes are model.py's
@@ -65,6 +81,16 @@ Constants: `from sheepsim.games.blacksheep.model import STOP, DRAW_FROM, PLACE, 
 def initial_state(rules, position: dict | None = None) -> np.ndarray:
     """Every game is dealt from its own stream; the kernel needs no start state."""
     return np.zeros(1, dtype=np.int32)
+
+
+def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:
+    """No fixed data; refuses a turn_optimal seat on rules or objectives it cannot solve."""
+    for spec in specs:
+        if spec.policy.builtin and spec.policy.id == POL.TURN_OPTIMAL:
+            why = TS.refuse(rules.as_dict(), dict(zip(spec.policy.params, spec.values)))
+            if why:
+                raise SheepsimError(why)
+    return np.zeros(0, dtype=np.int32)
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
@@ -137,5 +163,5 @@ GAME = GameSpec(
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=3, bench_policy="threshold:k=6", policy_help=POLICY_HELP,
     bench_workload="complete games (reference: same stop rule and placement, Eagle/Mole/Magpie declined)",
-    play=P, compile_seconds=55,
+    play=P, compile_seconds=55, policy_data=policy_data,
 )

@@ -11,20 +11,22 @@ Every policy but `random` shares `play_special`, documented play of the card eff
 and of zoo placement; they differ only in when to stop drawing.
 """
 
+import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ...rng import rand_below
 from ..fast import placement_values, popcount
 from .engine import (JOKER_AS, H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_PLAYERS, H_SOURCE, H_SPECIES,
-                     HAND, KNOWN, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count)
+                     HAND, KNOWN, MAX_DECISIONS, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count)
 from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
                     MAGPIE_PHASE, MAGPIE_TAKE, MAX_SPECIES, MOLE_NONE, MOLE_PHASE, MOLE_TAKE, MOTHER_PHASE,
                     MOTHER_SKIP, MOTHER_TAKE, PLACE, PLACE_DONE, STOP, WHITE_NONE, WHITE_PHASE, WHITE_PLACE)
 from .rules import R_MAGPIE_BREAK, R_MUST_DRAW, R_ZOO_BASIS
+from . import turnsolve
 
-RANDOM, THRESHOLD, RISK = 0, 1, 2
-LAST_BUILTIN = RISK
+RANDOM, THRESHOLD, RISK, TURN_OPTIMAL = 0, 1, 2, 3
+LAST_BUILTIN = TURN_OPTIMAL
 P_K = 0                 # threshold: stop once k cards lie on the table
 P_P, P_W = 0, 1         # risk: stop if P(Black Sheep next) > p, or if w > 0 and drawing has negative value
 
@@ -223,13 +225,28 @@ def risk(s, rules, aux, seat, params, rng, buf):
     return _draw_or_stop(s, rules, seat, rng, _risk_stops(s, rules, seat, params))
 
 
+@njit(cache=True)
+def turn_optimal(s, rules, aux, seat, params, rng, buf):
+    """Stop or draw, from whom, and the Eagle, Magpie and Mole choices, as the exact
+    within-turn solver says (turnsolve.py); placement as `threshold`. (The dispatcher
+    gives the solver its scratch; called alone, as here, it allocates one.)"""
+    phase = s[H_PHASE]
+    if not (phase == DRAW or phase == EAGLE_ASK_PHASE or phase == MAGPIE_PHASE or phase == MOLE_PHASE):
+        return play_special(s, rules, seat, rng)
+    return turnsolve.decide(s, rules, seat, params, np.empty((MAX_DECISIONS, 3), dtype=np.int32))
+
+
 @njit(cache=True, inline="always")
 def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-in policies by id: `threshold` and `risk` share one copy of
-    play_special (numba inlines each call site, and compiling it twice is slow)."""
-    if policy_id != THRESHOLD and policy_id != RISK:
+    """The built-in policies by id: `threshold`, `risk` and `turn_optimal` share one
+    copy of play_special (numba inlines each call site, and compiling it twice is slow)."""
+    if policy_id != THRESHOLD and policy_id != RISK and policy_id != TURN_OPTIMAL:
         return random_policy(s, rules, aux, seat, params, rng, buf)
-    if s[H_PHASE] != DRAW:
+    phase = s[H_PHASE]
+    if policy_id == TURN_OPTIMAL and (phase == DRAW or phase == EAGLE_ASK_PHASE or phase == MAGPIE_PHASE
+                                      or phase == MOLE_PHASE):
+        return turnsolve.decide(s, rules, seat, params, scratch)
+    if phase != DRAW:
         return play_special(s, rules, seat, rng)
     if policy_id == THRESHOLD:
         stop = _threshold_stops(s, params)
