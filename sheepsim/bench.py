@@ -14,6 +14,9 @@ row per entry of its bench_more (another policy, same players; kernel columns on
 * reference games/s: the pure-Python reference engine (1 thread); ratio 1t = the
   kernel at 1 thread / the reference, both single-threaded; ratio Nt = the kernel at N
   threads / the reference (the issues state their targets at 2 threads).
+* decisions: for games that count them (GameSpec.decisions_column), the decisions a
+  game takes (every decision: draws, stops, effects, placements) and decisions/s at N
+  threads = games/s x that.
 * cold start: a fresh process with an empty numba cache (NUMBA_CACHE_DIR), import +
   compile + first game; warm start: a fresh process with the package's own cache.
   Both are what a user waits for before the first game.
@@ -173,6 +176,12 @@ def bench_game(game, players: int | None = None, n_games: int | None = None, ref
         start_seconds(game.name, players, None)          # make sure the package cache is filled
         warm = start_seconds(game.name, players, None)
     kernel = _kernel(game, rules, specs, n_games, threads)
+    per_game = None
+    if game.decisions_column is not None:       # the decisions a game takes, from one run's rows
+        from .start import kernel_aux
+        rows = game.play_chunk(game.to_array(rules), kernel_aux(game, rules, None, specs), specs, True, 1, 0,
+                               min(kernel["games"], 2000))
+        per_game = float(rows[:, game.decisions_column].mean())
     ref = None if more else _reference(game, rules, reference_games)
     ref_speed = ref["games_per_s"] if ref else None
     one, many = kernel["threads"][1]["games_per_s"], kernel["threads"][threads]["games_per_s"]
@@ -183,7 +192,8 @@ def bench_game(game, players: int | None = None, n_games: int | None = None, ref
             "cpu_per_wall_nt": kernel["threads"][threads]["cpu_per_wall"],
             "reference": ref, "reference_games_per_s": ref_speed, "ratio": one / ref_speed if ref else None,
             "ratio_nt": many / ref_speed if ref else None,
-            "cold_start_s": cold, "warm_start_s": warm}
+            "cold_start_s": cold, "warm_start_s": warm, "decisions_per_game": per_game,
+            "decisions_per_s_nt": many * per_game if per_game is not None else None}
 
 
 C_BASELINE = Path(__file__).parent / "baselines"     # bsfull.c and its fixed board, board32
@@ -335,7 +345,9 @@ def table(report: dict[str, Any]) -> str:
     out += [f"{r['game']}: {r['players']} players, every seat {r['policy']}: {r['workload']}; "
             f"{r['kernel']['games']:,} games per run, best of {r['kernel']['repeats']} per thread count; "
             + (f"reference {r['reference']['games']:,} games, best of {r['reference']['repeats']}" if r["reference"]
-               else "kernel only (reference and start-up: the game's first row)") for r in report["rows"]]
+               else "kernel only (reference and start-up: the game's first row)")
+            + (f"; {r['decisions_per_game']:,.1f} decisions a game, {r['decisions_per_s_nt']:,.0f} decisions/s at "
+               f"{n} threads" if r.get("decisions_per_game") else "") for r in report["rows"]]
     slow = [_label(r) for r in report["rows"] if n == 2 and r["speed_up"] < SPEED_UP_TARGET]
     if slow:
         low = [_label(r) for r in report["rows"] if _label(r) in slow and r["cpu_per_wall_nt"] < 0.9 * n]

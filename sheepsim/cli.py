@@ -256,6 +256,8 @@ def policies(game: str) -> None:
             kind = "name" if k in p.choices else "integer" if k in p.integers else "number"
             click.echo(f"    {p.name}:{k}=<{kind}>  (default {p.value_text(k, default)}; allowed {p.allowed(k)}) "
                        f"{text}")
+        for k, text in p.files.items():
+            click.echo(f"    {p.name}:{k}=<path>  {text}")
         click.echo("")
 
 

@@ -13,6 +13,11 @@ small integer id that the game's cached chunk kernel dispatches on (fast start);
 policies get ids from USER_ID_BASE and run through a kernel compiled once per process.
 A SPEC is `name` or `name:key=value,key=value`.
 
+A policy may also take data files (`files`, e.g. learned's `table`): a SPEC gives a
+path (`learned:table=my.json`), which travels in PolicySpec.files, not in the float
+vector; the game's policy_data reads and checks it and puts what the kernel needs in
+aux. The path is part of the label, so results name the file they were played with.
+
 A parameter is declared as (default, help), (default, help, low) or (default, help, low,
 high): low and high are inclusive bounds (None for no bound), and a SPEC value outside them is rejected
 with a one-line error naming the allowed range. Parameters named in `integers` (a count,
@@ -52,6 +57,8 @@ class PolicyDef:
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # why this game cannot run the policy (parse_spec refuses it with this text), or ""
     refuse: str = ""
+    # data-file parameter name -> help (the SPEC gives a path; policy_data reads it)
+    files: dict[str, str] = field(default_factory=dict)
 
     @property
     def builtin(self) -> bool:
@@ -82,11 +89,17 @@ class PolicySpec:
 
     policy: PolicyDef
     values: tuple[float, ...]
+    files: tuple[tuple[str, str], ...] = ()     # (file parameter, path) given in the SPEC
+
+    def file(self, key: str) -> str | None:
+        """The path the SPEC gave for file parameter `key`, None if it gave none."""
+        return dict(self.files).get(key)
 
     @property
     def label(self) -> str:
         changed = [f"{k}={self.policy.value_text(k, v)}"
                    for (k, (d, _)), v in zip(self.policy.params.items(), self.values) if v != d]
+        changed += [f"{k}={path}" for k, path in self.files]
         return self.policy.name + (":" + ",".join(changed) if changed else "")
 
     def vector(self) -> np.ndarray:
@@ -138,13 +151,15 @@ def _split_params(name: str, params: dict[str, ParamDecl]):
 
 def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = None,
                     doc: str | None = None, policy_id: int | None = None, integers: tuple[str, ...] = (),
-                    choices: dict[str, tuple[str, ...]] | None = None, refuse: str = ""):
+                    choices: dict[str, tuple[str, ...]] | None = None, refuse: str = "",
+                    files: dict[str, str] | None = None):
     """Decorator registering an @njit policy for `game` under `name`.
 
     `params` maps each parameter name to (default, help), (default, help, low) or
     (default, help, low, high) (inclusive bounds, None for no bound); `integers` names the
     parameters that take whole numbers only; `choices` names the values of a parameter
-    that takes one of a few named values (its default the index of one). Leave `policy_id` unset: it is reserved for
+    that takes one of a few named values (its default the index of one); `files` maps
+    each data-file parameter to its help. Leave `policy_id` unset: it is reserved for
     built-ins compiled into the game's dispatcher.
     """
     params, bounds = _split_params(name, dict(params or {}))
@@ -164,7 +179,7 @@ def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = 
         pid = policy_id if policy_id is not None else max(user_ids, default=USER_ID_BASE - 1) + 1
         text = doc if doc is not None else " ".join((getattr(fn, "__doc__", None) or "").split())
         _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds, frozenset(integers),
-                                            dict(choices or {}), refuse)
+                                            dict(choices or {}), refuse, dict(files or {}))
         return fn
     return decorate
 
@@ -202,11 +217,17 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
     if policy.refuse:
         raise SheepsimError(policy.refuse)
     values = {k: d for k, (d, _) in policy.params.items()}
+    files: dict[str, str] = {}
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, sep, text = item.partition("=")
         key = key.strip()
+        if sep and key in policy.files:
+            if not text.strip():
+                raise SheepsimError(f"policy {policy.name} parameter {key} needs a file path ({key}=PATH)")
+            files[key] = text.strip()
+            continue
         if not sep or key not in values:
-            valid = ", ".join(policy.params) or "none"
+            valid = ", ".join([*policy.params, *policy.files]) or "none"
             raise SheepsimError(f"policy {policy.name} has no parameter {item!r}; its parameters: {valid} "
                                 f"(SPEC is name or name:key=value,key=value)")
         if key in policy.choices:
@@ -226,7 +247,7 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
         if key in policy.integers and not values[key].is_integer():
             raise SheepsimError(f"policy {policy.name} parameter {key}={text.strip()} must be a whole number; "
                                 f"allowed: {policy.allowed(key)}")
-    return PolicySpec(policy, tuple(values.values()))
+    return PolicySpec(policy, tuple(values.values()), tuple(files.items()))
 
 
 def seat_specs(game: str, specs: list[str] | tuple[str, ...], num_players: int) -> list[PolicySpec]:
@@ -271,7 +292,8 @@ def load_plugin(path) -> None:
 
 def describe(policy: PolicyDef) -> dict[str, Any]:
     return {"name": policy.name, "builtin": policy.builtin, "doc": policy.doc,
-            "params": {k: {"default": d, "help": h, **_bounds_json(policy, k)} for k, (d, h) in policy.params.items()}}
+            "params": {k: {"default": d, "help": h, **_bounds_json(policy, k)} for k, (d, h) in policy.params.items()},
+            **({"files": dict(policy.files)} if policy.files else {})}
 
 
 def _bounds_json(policy: PolicyDef, key: str) -> dict[str, Any]:

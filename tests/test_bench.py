@@ -64,6 +64,11 @@ def test_every_game_in_one_table_and_json(tmp_path, fake_startup):
         assert set(row["kernel"]["threads"]) == {"1", "2"}
         assert row["games_per_s_1t"] > 0 and row["games_per_s_nt"] > 0
         assert row["efficiency"] == pytest.approx(row["speed_up"] / 2)
+        if row["game"] == "blacksheep":     # it counts decisions: decisions/s beside games/s
+            assert row["decisions_per_game"] > 10
+            assert row["decisions_per_s_nt"] == pytest.approx(row["games_per_s_nt"] * row["decisions_per_game"])
+        else:
+            assert row["decisions_per_game"] is None
         if row["more"]:
             assert row["reference"] is None and row["ratio"] is None and row["cold_start_s"] is None
         else:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import SheepsimError
 
-KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid", "skill_ladder", "ratings")
+KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid", "skill_ladder", "ratings", "learn_stop")
 COMMON = {"name", "title", "kind", "game", "seed", "description"}
 
 
@@ -108,9 +108,9 @@ SHAPES = {
 def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None = None,
              progress: bool = True) -> Path:
     spec = load(path)
-    from . import grid, ladder, ratings, seat_advantage, sweep, variants
+    from . import grid, ladder, learn_stop, ratings, seat_advantage, sweep, variants
     kinds = {"seat_advantage": seat_advantage, "policy_sweep": sweep, "rule_variants": variants, "grid": grid,
-             "skill_ladder": ladder, "ratings": ratings}
+             "skill_ladder": ladder, "ratings": ratings, "learn_stop": learn_stop}
     module = kinds[spec["kind"]]
     unknown = set(spec) - COMMON - set(module.KEYS)
     if unknown:

@@ -46,6 +46,8 @@ class GameSpec:
     # further rows of `sheepsim bench`, (policy SPEC, workload) each, with the same
     # players: kernel speed only (the reference and start-up columns are the first row's)
     bench_more: tuple[tuple[str, str], ...] = ()
+    # the result row's column counting a game's decisions, if it has one (bench: decisions/s)
+    decisions_column: int | None = None
     # games with a position format (Battle Sheep) also give:
     # (position dict, option overrides) -> rules implied by a position file
     rules_for_position: Callable[[dict, dict[str, Any]], Rules] | None = None
@@ -66,6 +68,10 @@ class GameSpec:
     # Engine over the reference engine, that position as a reference game), for the
     # plain-Python search `sheepsim bench` times beside the kernel agent
     reference_search: Callable[[Rules, np.ndarray], tuple] | None = None
+    # push-your-luck games with a `learned` stop policy also give: rules -> its feature set
+    # (stoptable.Features); play then has probe_blocks and LEARNED, policies.py the
+    # stop_cell, stop_amount and stop_act hooks (games/stoptable.py)
+    stop_features: Callable[[Rules], Any] | None = None
     # how to write a policy for this game (signature, return value, what it may read),
     # printed by `sheepsim policies GAME`
     policy_help: str | None = None

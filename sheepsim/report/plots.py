@@ -394,3 +394,51 @@ def variant_plot(table: pd.DataFrame, path: str | os.PathLike[str], title: str, 
     right.set_xlabel("seat-0 edge over 1/P (points)")
     fig.suptitle(_title(title))
     return _save(fig, path)
+
+
+def stop_map(panels: Mapping[str, np.ndarray], rows: Sequence, cols: Sequence, path: str | os.PathLike[str],
+             title: str, xlabel: str, ylabel: str, value_label: str, unseen: Mapping[str, np.ndarray] | None = None,
+             ncols: int | None = None) -> Path:
+    """Stop thresholds as small multiples (Neller's roll/hold picture): one panel per
+    entry of `panels`, rows x cols each, one colour scale for all, the threshold written
+    in cells when they are few; `unseen` (True where the policy never decides) greys
+    a cell out (the caller's caption says so)."""
+    names = list(panels)
+    ncols = ncols or (2 if len(names) == 4 else min(len(names), 3))
+    nrows = math.ceil(len(names) / ncols)
+    small = len(rows) * len(cols) <= 120
+    cell = 0.22 if small else 0.13
+    fig = Figure(figsize=(WIDTH, max(2.6, nrows * (len(rows) * cell + 0.7) + 0.8)), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True)
+    values = [np.asarray(panels[n], float) for n in names]
+    low = min(float(np.nanmin(v)) for v in values)
+    high = max(float(np.nanmax(v)) for v in values)
+    norm, cmap = Normalize(low, high if high > low else low + 1), colormaps["viridis"]
+    image = None
+    for k, ax in enumerate(axes.ravel()):
+        if k >= len(names):
+            ax.set_visible(False)
+            continue
+        shown = values[k].copy()
+        if unseen is not None and names[k] in unseen:
+            shown = np.where(unseen[names[k]], np.nan, shown)
+        image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, norm=norm, aspect="auto", origin="lower")
+        ax.set_facecolor("#d9d9d9")
+        ax.set_title(names[k], fontsize="x-small")
+        step = max(1, len(cols) // 6)
+        ax.set_xticks(range(0, len(cols), step), [_label(c) for c in cols][::step], fontsize="x-small")
+        step = 1 if len(rows) <= 16 else max(1, len(rows) // 6)
+        ax.set_yticks(range(0, len(rows), step), [_label(r) for r in rows][::step], fontsize="x-small")
+        if small:
+            for i in range(len(rows)):
+                for j in range(len(cols)):
+                    if np.isfinite(shown[i, j]):
+                        ax.text(j, i, f"{shown[i, j]:.0f}", ha="center", va="center", fontsize="xx-small",
+                                color=text_colour(cmap(norm(shown[i, j]))))
+    fig.supxlabel(xlabel, fontsize="small")
+    fig.supylabel(ylabel, fontsize="small")
+    fig.suptitle(_title(title), fontsize="small")
+    bar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8)
+    bar.set_label(value_label, fontsize="small")
+    return _save(fig, path)

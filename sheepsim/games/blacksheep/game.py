@@ -11,7 +11,7 @@ import pandas as pd
 from ... import search
 from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
-from .. import wrappers as W
+from .. import stoptable, wrappers as W
 from ..base import GameSpec
 from . import engine as E
 from . import play as P
@@ -51,6 +51,12 @@ register_policy("blacksheep", "turn_optimal", policy_id=POL.TURN_OPTIMAL,
                     "the end of the turn (win, or triplet/pair/single per species), by exact expectimax over "
                     "what blind draws yield given what the seat knows, to `depth` draws ahead (turnsolve.py); "
                     "effects and placement as `threshold`; base game's cards only")(POL.turn_optimal)
+register_policy("blacksheep", "learned", policy_id=POL.LEARNED,
+                files={"table": "stop table file (JSON, from a `learn_stop` analysis); default: the one sheepsim "
+                                 "ships for the player count (default rules)"},
+                doc="draws from the largest hand until the cards on the table reach its cell's threshold in a "
+                    "stop table learned by simulation (cells: own and leading opponent's triplets, the largest "
+                    "opponent hand, own zoo pairs); effects and placement as `threshold`")(POL.learned)
 search.register("blacksheep", "Bye-Bye Black Sheep", hidden=True, greedy="the risk policy, p = 0.25")
 
 # printed by `sheepsim policies blacksheep`; the codes are model.py's
@@ -83,17 +89,45 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return np.zeros(1, dtype=np.int32)
 
 
+# the equilibrium fixed threshold by player count (reports/blacksheep-stop-threshold.md;
+# {8, 9} at 5 players), where learning starts
+EQUILIBRIUM_K = {2: 6, 3: 7, 4: 8, 5: 8}
+
+
+def stop_features(rules) -> stoptable.Features:
+    """The learned policy's feature set (policies.stop_cell)."""
+    w = rules["triplets_to_win"] or E.SETUP[rules.num_players]["triplets"]
+    return stoptable.Features(
+        "blacksheep-zoo-hand-v1", (("own triplets", w), ("leading opponent's triplets", w),
+                                   ("largest opponent hand, 2-card bands", POL.HAND_BANDS),
+                                   ("own zoo pairs", POL.PAIR_BANDS)), "cards on the table",
+        initial=EQUILIBRIUM_K[rules.num_players], window=2,
+        fixed=f"threshold:k={EQUILIBRIUM_K[rules.num_players]}", floor=3,     # a stop on 2 cards places none
+        doc=f"own and leading opponent's triplets (0..{w - 1}), the largest opponent hand (0-1, 2-3, ..., 8-9, "
+            f"10+ cards: a draw from it is a Black Sheep with chance 1/size), own zoo pairs (0, 1, 2+)")
+
+
 def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:
-    """No fixed data; refuses a turn_optimal seat on rules or objectives it cannot solve."""
+    """The learned seats' stop table (stoptable.py), else nothing; refuses a
+    turn_optimal seat on rules or objectives it cannot solve."""
     for spec in specs:
         if spec.policy.builtin and spec.policy.id == POL.TURN_OPTIMAL:
             why = TS.refuse(rules.as_dict(), dict(zip(spec.policy.params, spec.values)))
             if why:
                 raise SheepsimError(why)
-    return np.zeros(0, dtype=np.int32)
+    learned = stoptable.for_run(GAME, rules, specs, POL.LEARNED)
+    return np.zeros(0, dtype=np.int32) if learned is None else stoptable.block(learned)
+
+
+def check_aux(aux, rules_arr, specs: list[PolicySpec]) -> None:
+    """The kernels' guard: a learned seat's table is in aux, at slot LEARNED_AT."""
+    if any(s.policy.builtin and s.policy.id == POL.LEARNED for s in specs):
+        w = int(rules_arr[R.R_TRIPLETS]) or int(E.SETUP_ARR[int(rules_arr[0]), 5])
+        stoptable.check_block(aux, w * w * POL.HAND_BANDS * POL.PAIR_BANDS, at=POL.LEARNED_AT)
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+    check_aux(init, rules_arr, specs)
     return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
@@ -163,5 +197,8 @@ GAME = GameSpec(
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=3, bench_policy="threshold:k=6", policy_help=POLICY_HELP,
     bench_workload="complete games (reference: same stop rule and placement, Eagle/Mole/Magpie declined)",
-    play=P, compile_seconds=55, policy_data=policy_data,
+    bench_more=(("learned", "the shipped 3-player stop table (learned), complete games"),
+                ("turn_optimal", "the within-turn solver at depth 1, complete games")),
+    decisions_column=E.O_DECISIONS,
+    play=P, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
 )

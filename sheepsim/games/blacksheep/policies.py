@@ -18,15 +18,16 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ...rng import rand_below
 from ..fast import placement_values, popcount
 from .engine import (JOKER_AS, H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_PLAYERS, H_SOURCE, H_SPECIES,
-                     HAND, KNOWN, MAX_DECISIONS, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count)
+                     H_TO_WIN, HAND, KNOWN, MAX_DECISIONS, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count,
+                     triplets)
 from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
                     MAGPIE_PHASE, MAGPIE_TAKE, MAX_SPECIES, MOLE_NONE, MOLE_PHASE, MOLE_TAKE, MOTHER_PHASE,
                     MOTHER_SKIP, MOTHER_TAKE, PLACE, PLACE_DONE, STOP, WHITE_NONE, WHITE_PHASE, WHITE_PLACE)
 from .rules import R_MAGPIE_BREAK, R_MUST_DRAW, R_ZOO_BASIS
 from . import turnsolve
 
-RANDOM, THRESHOLD, RISK, TURN_OPTIMAL = 0, 1, 2, 3
-LAST_BUILTIN = TURN_OPTIMAL
+RANDOM, THRESHOLD, RISK, TURN_OPTIMAL, LEARNED = 0, 1, 2, 3, 4
+LAST_BUILTIN = LEARNED
 P_K = 0                 # threshold: stop once k cards lie on the table
 P_P, P_W = 0, 1         # risk: stop if P(Black Sheep next) > p, or if w > 0 and drawing has negative value
 
@@ -225,6 +226,61 @@ def risk(s, rules, aux, seat, params, rng, buf):
     return _draw_or_stop(s, rules, seat, rng, _risk_stops(s, rules, seat, params))
 
 
+# learned's feature set (stoptable.py), what the seat sees when it may stop: own
+# triplets and the leading opponent's (0 .. to_win - 1 each), the largest opponent hand
+# in bands of two cards (0-1, ..., 8-9, 10 or more: a draw from it is a Black Sheep
+# with chance 1 / its size), and own zoo pairs (0, 1, 2 or more: a placement away from
+# a triplet). The amount is the cards on the table, as `threshold`'s k.
+HAND_BANDS, HAND_TOP, PAIR_BANDS = 6, 10, 3
+LEARNED_AT = 1          # aux slot of the stop table (aux[0] is the unused start state)
+
+
+@njit(cache=True, inline="always")
+def stop_cell(s, rules, seat):
+    """The cell of the seat's stop decision; -1 when it may not stop (a turn's first
+    draw under must_draw_first) or is not drawing."""
+    if s[H_PHASE] != DRAW or (rules[R_MUST_DRAW] == 1 and s[H_DRAWS] == 0):
+        return -1
+    w = s[H_TO_WIN]
+    lead = 0
+    hand = 0
+    for o in range(s[H_PLAYERS]):
+        if o != seat:
+            lead = max(lead, triplets(s, o))
+            hand = max(hand, s[SIZE + o])
+    pairs = 0
+    for sp in range(1, s[H_SPECIES] + 1):
+        pairs += species_count(s, seat, sp) == 2
+    cell = min(triplets(s, seat), w - 1) * w + min(lead, w - 1)
+    return (cell * HAND_BANDS + min(hand, HAND_TOP) // 2) * PAIR_BANDS + min(pairs, PAIR_BANDS - 1)
+
+
+@njit(cache=True, inline="always")
+def stop_amount(s):
+    return s[H_NTABLE]
+
+
+@njit(cache=True, inline="always")
+def stop_act(s, rules, seat, rng, stop):
+    return _draw_or_stop(s, rules, seat, rng, stop)
+
+
+@njit(cache=True, inline="always")
+def _learned_stops(s, rules, aux, seat):
+    c = stop_cell(s, rules, seat)
+    return c >= 0 and s[H_NTABLE] >= aux[LEARNED_AT + c]
+
+
+@njit(cache=True)
+def learned(s, rules, aux, seat, params, rng, buf):
+    """Draw (from the largest hand) until the cards on the table reach the threshold of
+    the seat's cell in the stop table in aux, then stop; effects and placement as
+    `threshold`."""
+    if s[H_PHASE] != DRAW:
+        return play_special(s, rules, seat, rng)
+    return _draw_or_stop(s, rules, seat, rng, _learned_stops(s, rules, aux, seat))
+
+
 @njit(cache=True)
 def turn_optimal(s, rules, aux, seat, params, rng, buf):
     """Stop or draw, from whom, and the Eagle, Magpie and Mole choices, as the exact
@@ -238,9 +294,9 @@ def turn_optimal(s, rules, aux, seat, params, rng, buf):
 
 @njit(cache=True, inline="always")
 def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-in policies by id: `threshold`, `risk` and `turn_optimal` share one
+    """The built-in policies by id: `threshold`, `risk`, `turn_optimal` and `learned` share one
     copy of play_special (numba inlines each call site, and compiling it twice is slow)."""
-    if policy_id != THRESHOLD and policy_id != RISK and policy_id != TURN_OPTIMAL:
+    if policy_id != THRESHOLD and policy_id != RISK and policy_id != TURN_OPTIMAL and policy_id != LEARNED:
         return random_policy(s, rules, aux, seat, params, rng, buf)
     phase = s[H_PHASE]
     if policy_id == TURN_OPTIMAL and (phase == DRAW or phase == EAGLE_ASK_PHASE or phase == MAGPIE_PHASE
@@ -250,6 +306,8 @@ def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
         return play_special(s, rules, seat, rng)
     if policy_id == THRESHOLD:
         stop = _threshold_stops(s, params)
+    elif policy_id == LEARNED:
+        stop = _learned_stops(s, rules, aux, seat)
     else:
         stop = _risk_stops(s, rules, seat, params)
     return _draw_or_stop(s, rules, seat, rng, stop)

@@ -15,7 +15,7 @@ import pandas as pd
 from ... import search
 from ...search import python_mcts
 from ...policies import PolicySpec, register_policy
-from .. import wrappers as W
+from .. import stoptable, wrappers as W
 from ..base import GameSpec
 from . import engine as E
 from . import optimal as OPT
@@ -40,6 +40,12 @@ register_policy("pig", "optimal", policy_id=POL.OPTIMAL,
                 doc="optimal play (Neller & Presser): roll or hold as the exactly solved game says, the best "
                     "chance to win against an optimal opponent (both optimal, the first player wins 0.5306 at "
                     "goal 100); solved once per goal and tol, for goal <= 200 and turn_cap >= 10000")(POL.optimal)
+register_policy("pig", "learned", policy_id=POL.LEARNED,
+                files={"table": "stop table file (JSON, from a `learn_stop` analysis); default: the one sheepsim "
+                                 "ships for Pig at goal 100"},
+                doc="holds once the turn total reaches its cell's threshold in a stop table learned by "
+                    "simulation (cells: own score and opponent's score, 20 bands of the goal each); rolls at 0 "
+                    "and holds when banking wins")(POL.learned)
 search.register("pig", "Pig", hidden=False, greedy="hold at 20")
 
 # printed by `sheepsim policies pig`
@@ -60,19 +66,43 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return E.init_state(R.to_array(rules))
 
 
+def stop_features(rules) -> stoptable.Features:
+    """The learned policy's feature set (policies.stop_cell)."""
+    bands = min(POL.BUCKETS, rules["goal"])
+    return stoptable.Features(
+        "pig-score-bands-v1", (("own score band", bands), ("opponent's score band", bands)), "turn total",
+        initial=20, window=6, fixed="hold:t=20", floor=1,
+        doc=f"own and opponent's banked score, each in {bands} equal bands of the goal "
+            f"({rules['goal'] / bands:g} points a band)")
+
+
 def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:
     """What a run of `specs` appends to the start state in aux: the optimal policy's
-    decision table if a seat plays it (solved here on first use, then cached), else
-    nothing. Refuses rules the table was not solved for."""
+    decision table if a seat plays it (solved here on first use, then cached), then the
+    learned policy's stop table if a seat plays it, else nothing. Refuses rules the
+    tables were not made for."""
+    parts = []
     tols = POL.optimal_tols(specs)
-    if not tols:
-        return np.zeros(0, dtype=np.int32)
-    OPT.check_rules(rules["goal"], rules["turn_cap"], tols)
-    return OPT.table(rules["goal"], tols[0])
+    if tols:
+        OPT.check_rules(rules["goal"], rules["turn_cap"], tols)
+        parts.append(OPT.table(rules["goal"], tols[0]))
+    learned = stoptable.for_run(GAME, rules, specs, POL.LEARNED)
+    if learned is not None:
+        parts.append(stoptable.block(learned))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+
+
+def check_aux(aux, goal: int, specs: list[PolicySpec]) -> None:
+    """The kernels' guard: the tables the seats of `specs` read are in aux."""
+    after = 0
+    if any(s.policy.builtin and s.policy.id == POL.LEARNED for s in specs):
+        after = min(POL.BUCKETS, goal) ** 2 + 1
+        stoptable.check_block(aux, after - 1)
+    OPT.check_aux(aux, goal, POL.optimal_tols(specs), after)
 
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    OPT.check_aux(init, int(rules_arr[R.R_GOAL]), POL.optimal_tols(specs))
+    check_aux(init, int(rules_arr[R.R_GOAL]), specs)
     return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
 
 
@@ -120,5 +150,5 @@ GAME = GameSpec(
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     reference_search=reference_search,
-    policy_help=POLICY_HELP, policy_data=policy_data, play=P, compile_seconds=15,
+    policy_help=POLICY_HELP, policy_data=policy_data, stop_features=stop_features, play=P, compile_seconds=15,
 )

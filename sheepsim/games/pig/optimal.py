@@ -41,6 +41,7 @@ in the kernels' aux (`policy_data`), packed as bits:
     STATE_SIZE + A_TABLE + (i * goal + j) * words(goal) + k // 32
                                      bit k % 32: 1 hold, 0 roll, at (i, j, k) with
                                      0 < k and i + k < goal (others are not read)
+    then, in runs with a `learned` seat, its stop table (games/stoptable.py)
 
 Only runs with an `optimal` seat get the table, so every other run's aux, and so its
 results and golden hashes, are the start state alone.
@@ -177,6 +178,17 @@ class Solution:
             return False
         return i + k >= self.goal or bool(self.hold[i, j, k])
 
+    def boundary(self) -> np.ndarray:
+        """int[i, j]: the least turn total at which the policy holds at own score i and
+        opponent's j (goal - i where it rolls on until banking wins). Neller & Presser's
+        roll/hold boundary is of this shape but for a few (i, j) where holding at one
+        total and rolling at a higher one alternate; this is where holding first starts."""
+        goal = self.goal
+        k = np.arange(goal + 1)[None, None, :]        # to goal: at own score 0 only k = goal wins
+        hold = np.concatenate([self.hold, np.zeros((goal, goal, 1), dtype=bool)], axis=2)
+        holds = (hold & (k > 0)) | (np.arange(goal)[:, None, None] + k >= goal)
+        return np.argmax(holds, axis=2)
+
 
 def check_tol(tol: float) -> None:
     if not TOL_RANGE[0] <= tol <= TOL_RANGE[1]:
@@ -242,13 +254,14 @@ def _one_tol(tols: list[float]) -> None:
                             f"a run carries one decision table; give every optimal seat the same tol")
 
 
-def check_aux(aux: np.ndarray, goal: int, tols: list[float]) -> None:
+def check_aux(aux: np.ndarray, goal: int, tols: list[float], after: int = 0) -> None:
     """The guard of the kernels' entry points (play_chunk, trace): a run with `optimal`
-    seats must carry the table for its goal and tol, or the kernel would read past aux."""
+    seats must carry the table for its goal and tol, or the kernel would read past aux.
+    `after`: the slots that follow the table (a learned seat's stop table)."""
     if not tols:
         return
     _one_tol(tols)
-    have = table_of(aux)
+    have = table_of(aux[:len(aux) - after])
     if have != (goal, tols[0]):
         found = "the start state alone" if have is None else f"the table of goal={have[0]}, tol={have[1]:g}"
         raise SheepsimError(f"the optimal policy (goal={goal}, tol={tols[0]:g}) needs its decision table in aux, "

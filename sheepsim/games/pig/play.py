@@ -11,7 +11,7 @@ dice for the rolls they both make.
 from numba import njit
 
 from ...search import mcts
-from .. import driver, fast
+from .. import driver, fast, stoptable
 from . import engine as E
 from . import policies as P
 
@@ -45,6 +45,17 @@ def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, faul
                          P.no_user_policies, P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params,
                          seat_slot, rngs, g, row, log, fault)
 
+
+
+# the `learned` policy's probes (games/stoptable.py), self-play on the stop table in aux
+LEARNED = P.LEARNED
+
+
+@njit(cache=True, nogil=True)
+def probe_blocks(rules, aux, seed, first, rate, near, per_game, out, counts, visits, b_lo, b_hi):
+    stoptable.probe_blocks(R_START, R_ACTOR, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE, P.stop_cell,
+                           P.stop_amount, P.stop_act, GAME, E.O_COWINNERS, E.O_SIZE, P.LEARNED, rules, aux,
+                           seed, first, rate, near, per_game, out, counts, visits, b_lo, b_hi)
 
 
 # --- the search policies (search/mcts.py), in kernels of their own: runs without one

@@ -8,7 +8,7 @@ Every policy has the same signature (DESIGN section 4):
 the policy's parameters, `rng` the seat's policy stream (uint64[4]; not its die, see
 engine.py) and `buf` a scratch int32[MAX_ACTIONS, 1] action buffer; `aux` is the
 start state, followed in runs with an `optimal` seat by its decision table
-(optimal.py). The result is one legal action, ACT_ROLL or ACT_HOLD. Built-ins are
+(optimal.py), then in runs with a `learned` seat by its stop table (stoptable.py). The result is one legal action, ACT_ROLL or ACT_HOLD. Built-ins are
 called by integer id through `choose`, so the cached chunk kernel makes direct calls
 (fast, and found in numba's disk cache by every new process).
 """
@@ -20,8 +20,8 @@ from .engine import ACT_HOLD, ACT_ROLL, S_SCORE, S_TURN, STATE_SIZE, legal
 from .optimal import A_TABLE, words
 from .rules import R_GOAL
 
-RANDOM, HOLD, OPTIMAL = 0, 1, 2
-LAST_BUILTIN = OPTIMAL
+RANDOM, HOLD, OPTIMAL, LEARNED = 0, 1, 2, 3
+LAST_BUILTIN = LEARNED
 # hold's parameter vector
 P_T = 0
 # optimal's parameter tol chose the table it reads from aux (game.py builds it), not the kernel
@@ -65,6 +65,47 @@ def optimal(s, rules, aux, seat, params, rng, buf):
     return ACT_ROLL
 
 
+# learned's feature set (stoptable.py): own score and opponent's score, each in BUCKETS
+# equal bands of the goal (one point each below goal 20); the amount is the turn total
+BUCKETS = 20
+
+
+@njit(cache=True, inline="always")
+def stop_cell(s, rules, seat):
+    """(own band) * bands + opponent's band; -1 at a turn total of 0 (holding is not
+    legal) and where banking reaches the goal (holding wins at once)."""
+    total = s[S_TURN]
+    goal = rules[R_GOAL]
+    own = s[S_SCORE + seat]
+    if total == 0 or own + total >= goal:
+        return -1
+    bands = min(BUCKETS, goal)
+    return (own * bands // goal) * bands + s[S_SCORE + 1 - seat] * bands // goal
+
+
+@njit(cache=True, inline="always")
+def stop_amount(s):
+    return s[S_TURN]
+
+
+@njit(cache=True, inline="always")
+def stop_act(s, rules, seat, rng, stop):
+    return ACT_HOLD if stop else ACT_ROLL
+
+
+@njit(cache=True)
+def learned(s, rules, aux, seat, params, rng, buf):
+    """Hold once the turn total reaches the threshold of the cell (own and opponent's
+    score bands) in the stop table at the end of aux; roll at 0, hold when banking wins."""
+    c = stop_cell(s, rules, seat)
+    if c < 0:
+        return ACT_ROLL if s[S_TURN] == 0 else ACT_HOLD
+    end = len(aux) - 1
+    if s[S_TURN] >= aux[end - aux[end] + c]:
+        return ACT_HOLD
+    return ACT_ROLL
+
+
 @njit(cache=True)
 def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """Dispatch to a built-in policy by id (direct calls, cached)."""
@@ -72,6 +113,8 @@ def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
         return hold(s, rules, aux, seat, params, rng, buf)
     if policy_id == OPTIMAL:
         return optimal(s, rules, aux, seat, params, rng, buf)
+    if policy_id == LEARNED:
+        return learned(s, rules, aux, seat, params, rng, buf)
     return random_policy(s, rules, aux, seat, params, rng, buf)
 
 

@@ -1,0 +1,293 @@
+"""Learn a state-dependent stop table by policy iteration, and measure what it gains.
+
+For each player count: learn a table (policy_iteration.py) from the fixed rule at the
+threshold equilibrium, write it as REPORTS/<name>/learned-<P>p.json (what
+`learned:table=FILE` plays), then evaluate, on the analysis seed + 1 (fresh games):
+
+- the learned policy, every `candidates` SPEC and the fixed rule, each in one seat
+  against `field` in the others (default: the fixed rule), seats rotated, all on the
+  same games (common random numbers): win rates with Wilson intervals, the paired
+  regret of each against the best, and the regret of the best fixed threshold
+  (`hold`, `threshold` SPECs) against the best state-dependent policy, with its
+  interval;
+- self-play with every seat on the learned table against every seat on the fixed
+  rule: the seat advantage and the game length;
+- Pig: the learned boundary beside the exact optimum's (optimal.py) and the first
+  player's win rate in learned self-play against the optimum's.
+
+Keys: players, options, games (per iteration), target (probes per cell and iteration),
+per_game (probes per game at most), max_iterations, confidence, eval_games,
+candidates, field.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SheepsimError
+from ..games import get_game, stoptable
+from ..policies import parse_spec, seat_specs
+from ..report import findings as F
+from ..report import plots
+from ..report.markdown import Report, format_interval
+from ..runner import simulate, versions
+from ..start import policy_data
+from . import policy_iteration as PI
+from . import tables as T
+from .stats import wilson_interval
+from .sweep import best_set, focal_outcomes, regret
+
+KEYS = ("players", "options", "games", "target", "per_game", "max_iterations", "confidence", "eval_games",
+        "candidates", "field")
+FIXED_RULES = ("hold", "threshold")        # the fixed stop rules: what "best threshold" ranges over
+
+
+@dataclass
+class Plan:
+    game: Any
+    players: list[int]
+    rules: dict[int, Any]
+    games: int
+    target: int
+    per_game: int
+    max_iterations: int
+    confidence: float
+    eval_games: int
+    candidates: list[str]
+    field: str | None
+
+
+def _count(spec: dict, key: str, default: int, low: int, high: int) -> int:
+    value = spec.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise SheepsimError(f"`{key}` must be a whole number {low}..{high}, not {value!r}")
+    return value
+
+
+def plan(spec: dict[str, Any], scale: float) -> Plan:
+    game = get_game(spec["game"])
+    if game.stop_features is None:
+        from ..games import all_games
+        have = ", ".join(g.name for g in all_games().values() if g.stop_features is not None)
+        raise SheepsimError(f"{game.name} has no stop table to learn; learn_stop works for: {have}")
+    players = spec.get("players", game.players[0])
+    players = players if isinstance(players, list) else [players]
+    rules = {n: game.make_rules(n, spec.get("options", {})) for n in players}
+    confidence = spec.get("confidence", 0.95)
+    if not isinstance(confidence, (int, float)) or not 0.5 < confidence < 1:
+        raise SheepsimError(f"`confidence` must lie between 0.5 and 1, not {confidence!r}")
+    candidates = spec.get("candidates", [])
+    if not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates):
+        raise SheepsimError('`candidates` must be a list of policy SPECs, e.g. ["turn_optimal", "threshold:k=7"]')
+    field = spec.get("field")
+    if field is not None and not isinstance(field, str):
+        raise SheepsimError('`field` must be one policy SPEC, e.g. "optimal"')
+    for n, r in rules.items():             # every SPEC parses and can play these rules, before any game
+        feats = game.stop_features(r)
+        for c in candidates + [feats.fixed]:
+            if parse_spec(game.name, c).policy.name == "learned":
+                raise SheepsimError("the learned policy is evaluated with the table this analysis learns: leave "
+                                    "`learned` out of `candidates`")
+            policy_data(game, r, seat_specs(game.name, [c] + [field or feats.fixed] * (n - 1), n))
+    p = Plan(game, players, rules, _count(spec, "games", 200_000, 1, 100_000_000),
+             _count(spec, "target", 3000, 1, 10_000_000), _count(spec, "per_game", 64, 1, 10_000),
+             _count(spec, "max_iterations", 30, 1, 1000), float(confidence),
+             _count(spec, "eval_games", 100_000, 2, 100_000_000), candidates, field)
+    p.games = max(1, round(p.games * scale))           # --scale: more games and probes, tighter tests
+    p.target = max(1, round(p.target * scale))
+    p.eval_games = max(2, round(p.eval_games * scale))
+    return p
+
+
+def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
+    import numba
+    if threads:
+        numba.set_num_threads(threads)
+    name, seed, game = spec["name"], spec["seed"], p.game
+    figures = (reports / name).absolute()
+    figures.mkdir(parents=True, exist_ok=True)
+    report = Report(spec.get("title", f"{game.title}: a stop table learned by policy iteration"), {
+        "game": game.name, "game_version": game.version, "rules": {n: r.as_dict() for n, r in p.rules.items()},
+        "players": p.players, "policies": ["learned"] + p.candidates, "seed": seed,
+        "games": {"per iteration": p.games, "evaluation": p.eval_games}, "packages": versions(), "command": command,
+    }, description=spec.get("description"))
+    findings: list[str] = []
+    for n in p.players:
+        findings += _player_count(report, p, n, seed, figures, name, threads, progress, command)
+    report.findings(findings)
+    return report.write(reports / f"{name}.md")
+
+
+def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, name: str, threads, progress: bool,
+                  command: str) -> list[str]:
+    game, rules = p.game, p.rules[n]
+    feats = game.stop_features(rules)
+    learned = PI.learn(game.play, game.to_array(rules), game.initial_state(rules, None), feats, p.games, p.target,
+                       p.per_game, p.max_iterations, seed, p.confidence, progress, f"{name}, {n}p: ")
+    path = figures / f"learned-{n}p.json"
+    stoptable.save(path, game, rules, feats, learned.thresholds, {
+        "command": command, "seed": seed, "games_per_iteration": p.games, "target": p.target,
+        "per_game": p.per_game, "iterations": len(learned.history), "converged": learned.converged,
+        "confidence": p.confidence, "probes": learned.probes, "seconds": round(learned.seconds, 1),
+        "start": feats.fixed, "packages": versions()})
+    spec_learned = f"learned:table={path}"
+    field = p.field or feats.fixed
+    report.heading(f"{n} players")
+    stopped = (f"converged after {len(learned.history)} iterations: the last found no change significant at "
+               f"{p.confidence:.0%} (Holm, {len(learned.tests)} tests) on its fresh games" if learned.converged else
+               f"stopped at max_iterations = {p.max_iterations} without converging (the last iteration still "
+               f"found {int(learned.history['significant'].iloc[-1])} significant changes)")
+    report.paragraph(f"Learning from {feats.fixed} (cells: {feats.doc}): "
+                     f"{stopped}; {learned.probes:,} probes in {learned.seconds:.0f} s. The table: "
+                     f"`{path.name}` beside this report.")
+    _maps(report, p, n, feats, learned, figures)
+    _history(report, learned)
+
+    # every policy in one seat against the field, on the same games
+    names = ["learned"] + p.candidates + ([feats.fixed] if feats.fixed not in p.candidates else [])
+    specs = [spec_learned if x == "learned" else x for x in names]
+    if progress:
+        print(f"{name}, {n}p: evaluating {len(specs)} policies against {field}, {p.eval_games:,} games each ...",
+              file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    outcomes = np.stack([focal_outcomes(game, rules, s, field, p.eval_games, seed + 1, threads) for s in specs])
+    wins = (outcomes == 1).astype(np.int8)
+    best, keep = best_set(wins, p.confidence)
+    gap, gap_lo, gap_hi = regret(wins[best], wins)
+    lo, hi = wilson_interval(wins.sum(axis=1), wins.shape[1])
+    table = pd.DataFrame({"policy": names, "win_rate": wins.mean(axis=1), "win_rate_lo": lo, "win_rate_hi": hi,
+                          "regret": gap, "regret_lo": gap_lo, "regret_hi": gap_hi, "in_best_set": keep})
+    report.table(table, percent=["win_rate", "win_rate_lo", "win_rate_hi", "regret", "regret_lo", "regret_hi"],
+                 headers={"regret": "regret to the best", "in_best_set": "in the best set"},
+                 caption=f"each policy in one seat against {field} in the other {n - 1}, seats rotated, the same "
+                         f"{p.eval_games:,} games (seed {seed + 1}); regret: the best's win rate minus this one's, "
+                         f"paired 95% interval; fair share {1 / n:.1%}")
+    lines = [f"**{n} players**: {stopped}."]
+    fixed = [i for i, x in enumerate(names) if x != "learned" and parse_spec(game.name, x).policy.name in FIXED_RULES]
+    dependent = [i for i in range(len(names)) if i not in fixed]
+    if fixed and dependent:
+        bf = max(fixed, key=lambda i: wins[i].mean())
+        bd = max(dependent, key=lambda i: wins[i].mean())
+        d, d_lo, d_hi = regret(wins[bd], wins[[bf]])
+        lines.append(f"{n} players against {field}: the best state-dependent policy, {names[bd]}, wins "
+                     f"{F.share(wins[bd].mean(), lo[bd], hi[bd])}; the best fixed rule, {names[bf]}, "
+                     f"{F.share(wins[bf].mean(), lo[bf], hi[bf])}: the fixed rule's regret is "
+                     f"{format_interval(d[0], d_lo[0], d_hi[0], percent=True)} (paired, {p.eval_games:,} games).")
+    lines += _self_play(report, p, n, spec_learned, feats, seed, threads)
+    if game.name == "pig":
+        lines += _pig_calibration(report, rules, feats, learned, spec_learned, table, figures, p, seed, threads)
+    report.paragraph(f"Evaluation: {time.perf_counter() - t0:.0f} s.")
+    return lines
+
+
+def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: int, threads) -> list[str]:
+    """Seat advantage and game length with every seat on the learned table, and on the fixed rule."""
+    game, rules = p.game, p.rules[n]
+    rows, lines = [], []
+    for label, spec in (("learned", spec_learned), (feats.fixed, feats.fixed)):
+        df = simulate(game, rules, seat_specs(game.name, [spec], n), p.eval_games, seed + 1, threads,
+                      rotate=False).results
+        seats = T.seat_table(df)
+        length = T.length_table(df).iloc[0]
+        first = seats.iloc[0]
+        rows.append({"every seat": label, "first_player": first["win_rate"], "first_player_lo": first["win_rate_lo"],
+                     "first_player_hi": first["win_rate_hi"], "mean_turns": length["mean"],
+                     "mean_turns_lo": length["mean_lo"], "mean_turns_hi": length["mean_hi"]})
+    table = pd.DataFrame(rows)
+    report.table(table, percent=["first_player", "first_player_lo", "first_player_hi"],
+                 headers={"first_player": "first player's win rate", "mean_turns": f"mean game length ({game.turn_unit})"},
+                 caption=f"self-play, every seat on one policy, {p.eval_games:,} games each (the same deals)")
+    a, b = rows
+    lines.append(f"{n} players, self-play: the first player wins "
+                 f"{F.share(a['first_player'], a['first_player_lo'], a['first_player_hi'])} when every seat plays "
+                 f"the learned table, {F.share(b['first_player'], b['first_player_lo'], b['first_player_hi'])} on "
+                 f"{feats.fixed}; games last {a['mean_turns']:.2f} against {b['mean_turns']:.2f} {game.turn_unit}.")
+    return lines
+
+
+def _layout(feats, values: np.ndarray):
+    """Panels of a table for stop_map: two axes, one panel; more, one panel per value of
+    axis 1, rows over axis 0 and the axes after axis 2, columns over axis 2."""
+    shape = [s for _, s in feats.axes]
+    v = np.asarray(values, float).reshape(shape)
+    names = [a for a, _ in feats.axes]
+    if len(shape) == 2:
+        return {"": v}, list(range(shape[0])), list(range(shape[1])), names[1], names[0]
+    rest = shape[3:]
+    panels = {}
+    for b in range(shape[1]):
+        part = np.moveaxis(v[:, b], 1, -1)                 # axis 0, axes 3.., axis 2
+        panels[f"{names[1]} = {b}"] = part.reshape(shape[0] * int(np.prod(rest)), shape[2])
+    rows = [f"{i}/{j}" for i in range(shape[0]) for j in range(int(np.prod(rest)))]
+    return panels, rows, list(range(shape[2])), names[2], f"{names[0]} / {', '.join(names[3:])}"
+
+
+def _maps(report: Report, p: Plan, n: int, feats, learned, figures: Path) -> None:
+    panels, rows, cols, xlabel, ylabel = _layout(feats, learned.thresholds)
+    unseen_panels, *_ = _layout(feats, learned.visits == 0)
+    unseen = {k: v.astype(bool) for k, v in unseen_panels.items()}
+    if len(panels) == 1:
+        panels = {"learned": panels[""]}
+        unseen = {"learned": unseen[""]}
+        if p.game.name == "pig":
+            panels["optimal (at each band's lowest scores)"] = _optimal_by_band(p.rules[n], feats)
+    path = plots.stop_map(panels, rows, cols, figures / f"stop-map-{n}p.png",
+                          f"{p.game.title}, {n} players: the {feats.amount} at which the seat stops", xlabel, ylabel,
+                          feats.amount, unseen=unseen)
+    report.figure(path, f"The learned stop table ({feats.doc}): the {feats.amount} at which the seat stops; grey: "
+                        f"cells not reached near their threshold in the last iteration (the table's value there is "
+                        f"never or seldom used).")
+
+
+def _history(report: Report, learned) -> None:
+    h = learned.history
+    report.table(h[["iteration", "probes", "tests", "significant", "raised", "lowered", "mean_threshold", "seconds"]],
+                 headers={"significant": "significant (Holm)", "mean_threshold": "mean threshold after",
+                          "seconds": "time (s)"},
+                 caption=f"policy iteration, {int(h['games'].iloc[0]):,} fresh games an iteration")
+
+
+def _optimal_by_band(rules, feats) -> np.ndarray:
+    from ..games.pig import optimal as OPT
+    goal = rules["goal"]
+    bands = feats.axes[0][1]
+    edge = OPT.solution(goal).boundary()
+    lows = [-(-b * goal // bands) for b in range(bands)]        # the lowest score in each band
+    return edge[np.ix_(lows, lows)].astype(float)
+
+
+def _pig_calibration(report: Report, rules, feats, learned, spec_learned: str, table: pd.DataFrame, figures: Path,
+                     p: Plan, seed: int, threads) -> list[str]:
+    """The learned boundary against the optimum's, and the first player's rate against its exact value."""
+    from ..games.pig import optimal as OPT
+    goal = rules["goal"]
+    sol = OPT.solution(goal)
+    exact = float(sol.p[0, 0, 0])
+    bands = feats.axes[0][1]
+    edge = sol.boundary()
+    band = (np.arange(goal) * bands) // goal
+    mine = learned.thresholds.reshape(bands, bands)[band[:, None], band[None, :]]
+    reached = (learned.visits.reshape(bands, bands) > 0)[band[:, None], band[None, :]]
+    # a threshold at or past the goal's distance and a boundary of goal - i both mean "roll to win"
+    dist = goal - np.arange(goal)[:, None]
+    diff = np.abs(np.minimum(mine, dist) - np.minimum(edge, dist))[reached]
+    df = simulate(p.game, rules, seat_specs(p.game.name, [spec_learned], 2), p.eval_games, seed + 1, threads,
+                  rotate=False).results
+    first = T.seat_table(df).iloc[0]
+    inside = first["win_rate_lo"] <= exact <= first["win_rate_hi"]
+    report.paragraph(
+        f"Calibration against the exact optimum (goal {goal}): in learned self-play the first player wins "
+        f"{F.share(first['win_rate'], first['win_rate_lo'], first['win_rate_hi'])}; optimal against optimal, "
+        f"{exact:.4f} exactly: {'inside' if inside else 'outside'} the interval. Over the (own, opponent) scores "
+        f"the learned table reaches, its hold threshold differs from the optimum's by {diff.mean():.2f} points on "
+        f"average (median {np.median(diff):.0f}, within 2 points at {np.mean(diff <= 2):.0%} of them).")
+    return [f"Pig calibration: the first player wins {F.share(first['win_rate'], first['win_rate_lo'], first['win_rate_hi'])} "
+            f"in learned self-play, the exact optimum {exact:.4f} ({'inside' if inside else 'outside'} the interval); "
+            f"the learned hold threshold is {diff.mean():.2f} points from the optimum's on average."]
