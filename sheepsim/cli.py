@@ -459,7 +459,7 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     \b
     An analysis file names its kind and game, and may name the rest:
       kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid,
-                                skill_ladder or ratings
+                                skill_ladder, ratings or learn_stop
       game = "pig"              a name from `sheepsim games`
       name, title, description  the report's file name (default: the file's), title, text
       seed = 0                  the master seed (default 0)
@@ -475,6 +475,9 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
       skill_ladder    players, policy, start, limit, games, against, against_games,
                       options
       ratings         policies, games, options, bootstrap
+      learn_stop      players, options, games, target, per_game, max_iterations,
+                      confidence, eval_games, candidates, field (Pig, Bye-Bye Black
+                      Sheep: learns a stop table, learned-<P>p.json beside the report)
     A key the kind does not know is an error. A complete file:
       kind = "seat_advantage"
       game = "pig"
@@ -484,7 +487,7 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     `sheepsim examples` writes a commented one (examples/analysis.toml); the repository's
     analyses/ folder holds one file per study, each kind described at the top of
     sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid, ladder,
-    ratings).
+    ratings, learn_stop).
 
     \b
     Example:
