@@ -180,15 +180,17 @@ def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, nam
                      f"{F.share(wins[bd].mean(), lo[bd], hi[bd])}; the best fixed rule, {names[bf]}, "
                      f"{F.share(wins[bf].mean(), lo[bf], hi[bf])}: the fixed rule's regret is "
                      f"{format_interval(d[0], d_lo[0], d_hi[0], percent=True)} (paired, {p.eval_games:,} games).")
-    lines += _self_play(report, p, n, spec_learned, feats, seed, threads)
+    first, more = _self_play(report, p, n, spec_learned, feats, seed, threads)
+    lines += more
     if game.name == "pig":
-        lines += _pig_calibration(report, rules, feats, learned, spec_learned, table, figures, p, seed, threads)
+        lines += _pig_calibration(report, rules, feats, learned, first)
     report.paragraph(f"Evaluation: {time.perf_counter() - t0:.0f} s.")
     return lines
 
 
-def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: int, threads) -> list[str]:
-    """Seat advantage and game length with every seat on the learned table, and on the fixed rule."""
+def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: int, threads):
+    """Seat advantage and game length with every seat on the learned table, and on the
+    fixed rule: (the first player's (rate, lo, hi) on the learned table, findings)."""
     game, rules = p.game, p.rules[n]
     rows, lines = [], []
     for label, spec in (("learned", spec_learned), (feats.fixed, feats.fixed)):
@@ -209,7 +211,7 @@ def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: 
                  f"{F.share(a['first_player'], a['first_player_lo'], a['first_player_hi'])} when every seat plays "
                  f"the learned table, {F.share(b['first_player'], b['first_player_lo'], b['first_player_hi'])} on "
                  f"{feats.fixed}; games last {a['mean_turns']:.2f} against {b['mean_turns']:.2f} {game.turn_unit}.")
-    return lines
+    return (a["first_player"], a["first_player_lo"], a["first_player_hi"]), lines
 
 
 def _layout(feats, values: np.ndarray):
@@ -263,9 +265,9 @@ def _optimal_by_band(rules, feats) -> np.ndarray:
     return edge[np.ix_(lows, lows)].astype(float)
 
 
-def _pig_calibration(report: Report, rules, feats, learned, spec_learned: str, table: pd.DataFrame, figures: Path,
-                     p: Plan, seed: int, threads) -> list[str]:
-    """The learned boundary against the optimum's, and the first player's rate against its exact value."""
+def _pig_calibration(report: Report, rules, feats, learned, first: tuple[float, float, float]) -> list[str]:
+    """The learned boundary against the optimum's, and the first player's rate in learned
+    self-play (`first`, from _self_play) against its exact value."""
     from ..games.pig import optimal as OPT
     goal = rules["goal"]
     sol = OPT.solution(goal)
@@ -278,16 +280,14 @@ def _pig_calibration(report: Report, rules, feats, learned, spec_learned: str, t
     # a threshold at or past the goal's distance and a boundary of goal - i both mean "roll to win"
     dist = goal - np.arange(goal)[:, None]
     diff = np.abs(np.minimum(mine, dist) - np.minimum(edge, dist))[reached]
-    df = simulate(p.game, rules, seat_specs(p.game.name, [spec_learned], 2), p.eval_games, seed + 1, threads,
-                  rotate=False).results
-    first = T.seat_table(df).iloc[0]
-    inside = first["win_rate_lo"] <= exact <= first["win_rate_hi"]
+    rate, lo, hi = first
+    inside = lo <= exact <= hi
     report.paragraph(
         f"Calibration against the exact optimum (goal {goal}): in learned self-play the first player wins "
-        f"{F.share(first['win_rate'], first['win_rate_lo'], first['win_rate_hi'])}; optimal against optimal, "
+        f"{F.share(rate, lo, hi)}; optimal against optimal, "
         f"{exact:.4f} exactly: {'inside' if inside else 'outside'} the interval. Over the (own, opponent) scores "
         f"the learned table reaches, its hold threshold differs from the optimum's by {diff.mean():.2f} points on "
         f"average (median {np.median(diff):.0f}, within 2 points at {np.mean(diff <= 2):.0%} of them).")
-    return [f"Pig calibration: the first player wins {F.share(first['win_rate'], first['win_rate_lo'], first['win_rate_hi'])} "
+    return [f"Pig calibration: the first player wins {F.share(rate, lo, hi)} "
             f"in learned self-play, the exact optimum {exact:.4f} ({'inside' if inside else 'outside'} the interval); "
             f"the learned hold threshold is {diff.mean():.2f} points from the optimum's on average."]

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
@@ -59,7 +59,6 @@ class Learned:
     tests: pd.DataFrame                 # the last iteration's tests, with `holm` and `moves`
     seconds: float
     probes: int = 0
-    trajectory: list[np.ndarray] = field(default_factory=list)      # the table before each iteration
     visits: np.ndarray | None = None    # decision points by cell near the final table's thresholds, last iteration
 
 
@@ -171,7 +170,7 @@ def learn(play, rules_arr: np.ndarray, init: np.ndarray, features, games: int, t
     thresholds = np.full(cells, features.initial, dtype=np.int32)
     last = np.zeros(cells, dtype=np.int64)
     steps = np.zeros(cells, dtype=np.int64)
-    history, trajectory = [], []
+    history = []
     pilot = min(games, PILOT_GAMES)
     _, visits = stoptable.probe(play, rules_arr, np.concatenate([init, stoptable.block(thresholds)]), seed, 0,
                                 pilot, np.zeros(cells), thresholds - window, per_game)
@@ -179,7 +178,6 @@ def learn(play, rules_arr: np.ndarray, init: np.ndarray, features, games: int, t
     converged, total, table = False, 0, judge(pd.DataFrame(columns=TEST_COLUMNS), confidence)
     for it in range(max_iterations):
         start = time.perf_counter()
-        trajectory.append(thresholds.copy())
         aux = np.concatenate([init, stoptable.block(thresholds)])
         probes, visits = stoptable.probe(play, rules_arr, aux, seed, it * games, games, rate, thresholds - window,
                                          per_game)
@@ -201,5 +199,4 @@ def learn(play, rules_arr: np.ndarray, init: np.ndarray, features, games: int, t
             break
         thresholds = new
         rate = rates(visits, games, games, target)
-    return Learned(thresholds, converged, pd.DataFrame(history), table, time.perf_counter() - t0, total, trajectory,
-                   visits)
+    return Learned(thresholds, converged, pd.DataFrame(history), table, time.perf_counter() - t0, total, visits)

@@ -69,7 +69,7 @@ class GameSpec:
     # plain-Python search `sheepsim bench` times beside the kernel agent
     reference_search: Callable[[Rules, np.ndarray], tuple] | None = None
     # push-your-luck games with a `learned` stop policy also give: rules -> its feature set
-    # (stoptable.Features); play then has probe_blocks and LEARNED, policies.py the
+    # (stoptable.Features); play then has probe_blocks, policies.py LEARNED and the
     # stop_cell, stop_amount and stop_act hooks (games/stoptable.py)
     stop_features: Callable[[Rules], Any] | None = None
     # how to write a policy for this game (signature, return value, what it may read),

@@ -48,9 +48,6 @@ def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, faul
 
 
 # the `learned` policy's probes (games/stoptable.py), self-play on the stop table in aux
-LEARNED = P.LEARNED
-
-
 @njit(cache=True, nogil=True)
 def probe_blocks(rules, aux, seed, first, rate, near, per_game, out, counts, visits, b_lo, b_hi):
     stoptable.probe_blocks(R_START, R_ACTOR, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE, P.stop_cell,
