@@ -23,6 +23,7 @@ from sheepsim.games.blacksheep import engine as BE
 from sheepsim.games.blacksheep import policies as BPOL
 from sheepsim.games.blacksheep.model import ANIMAL, DRAW, OVER, STOP
 from sheepsim.games.pig import engine as PE
+from sheepsim.games.pig import optimal as OPT
 from sheepsim.games.pig import policies as PPOL
 from sheepsim.policies import seat_specs
 from sheepsim.rng import streams
@@ -143,51 +144,71 @@ def test_blacksheep_learned_decides_as_the_table_says_decision_by_decision(playe
 
 # --- the probes against Pig's exact policy evaluation ---------------------------------
 
-def pig_evaluation(table: np.ndarray, goal: int) -> np.ndarray:
-    """V[i, j, k]: the win chance of the player to act when both play `table` (goal <= 20,
-    so every score is its own cell), by value iteration to 1e-13."""
-    v = np.zeros((goal, goal, goal + 7))
-    i = np.arange(goal)[:, None]
-    j = np.arange(goal)[None, :]
-    t = table.reshape(goal, goal)
-    for _ in range(100_000):
-        before = v.copy()
-        for k in range(goal - 1, -1, -1):
-            live = i + k < goal
-            roll = (1.0 - v[:, :, 0].T) / 6.0
-            for r in range(2, 7):
-                roll = roll + np.where(i + k + r >= goal, 1.0, v[:, :, min(k + r, goal + 6)]) / 6.0
-            banked = np.minimum(i + k, goal - 1)
-            hold = 1.0 - v[j, banked, 0]            # V[opponent j, own i + k, 0]
-            value = np.where((k > 0) & (k >= t), hold, roll)
-            v[:, :, k] = np.where(live, value, 0.0)
-        if np.abs(v - before).max() < 1e-13:
-            return v
-    raise AssertionError("policy evaluation did not converge")
+def pig_forced(v: np.ndarray, table: np.ndarray, goal: int, i: int, j: int, until: int) -> np.ndarray:
+    """F[k]: the win chance of the player to act at own i, opponent j, turn total k when
+    it rolls on while its total is below `until` (and banking would not win), then plays
+    `table`: what a far probe's going on is worth (v: optimal.evaluate's)."""
+    f = np.zeros(goal + 7)
+    for k in range(goal + 6, -1, -1):
+        if i + k >= goal:
+            f[k] = 1.0
+        elif k >= until:
+            f[k] = v[i, j, k]
+        else:
+            f[k] = (1.0 - v[j, i, 0]) / 6.0 + sum(f[min(k + r, goal + 6)] for r in range(2, 7)) / 6.0
+    return f
+
+
+def test_policy_evaluation_of_the_optimum_boundary_is_the_optimum():
+    """optimal.evaluate, the calibration's yardstick, on the solved game at goal 30, where
+    the optimum's hold set is exactly a threshold in every (own, opponent) cell: evaluating
+    that threshold rule gives back the optimum's value at every live state, to the
+    solver's tolerance. Hold at 20 in self-play is a different game (both seats deviate,
+    so its values are not bounded by the optimum's): its start value is well away."""
+    goal = 30
+    sol = OPT.solution(goal)
+    live = np.broadcast_to(np.arange(goal)[:, None, None] + np.arange(goal)[None, None, :] < goal, sol.p.shape)
+    turn = np.arange(goal)[None, None, :]
+    boundary = sol.boundary().reshape(goal, goal)
+    assert np.array_equal(sol.hold[live], ((turn > 0) & (turn >= boundary[:, :, None]))[live])
+    v = OPT.evaluate(sol.boundary(), goal)
+    assert np.abs(v[:, :, :goal] - sol.p)[live].max() < 1e-7
+    fixed = OPT.evaluate(np.full((goal, goal), 20), goal)
+    assert abs(fixed[0, 0, 0] - sol.p[0, 0, 0]) > 1e-2
 
 
 def test_probe_deltas_equal_exact_policy_evaluation():
-    goal = 20
+    """Both probes of Pig at goal 20 (every score its own cell) against policy evaluation:
+    delta (roll once, then the table) and far (roll on to the threshold + reach)."""
+    goal, reach = 20, 5
     rules = PIG.make_rules(2, {"goal": goal})
     table = np.random.default_rng(3).integers(4, 14, goal * goal).astype(np.int32)
-    v = pig_evaluation(table, goal)
+    v = OPT.evaluate(table, goal)
     aux = np.concatenate([PIG.initial_state(rules, None), stoptable.block(table)])
     probes, visits = stoptable.probe(PIG.play, PIG.to_array(rules), aux, 21, 0, 60_000, np.ones(goal * goal),
-                                     np.zeros(goal * goal, dtype=np.int64), 64)
+                                     np.zeros(goal * goal, dtype=np.int64), 64, table, reach)
     assert visits.sum() >= len(probes)
+    assert np.array_equal(np.isnan(probes[:, 4]), probes[:, 1] < table[probes[:, 0].astype(int)])
     summary = PI.summarise(probes)
-    compared = 0
+    compared = far_compared = 0
     for (c, k), row in summary.iterrows():
         if row["n"] < 400:
             continue
         i, j = divmod(int(c), goal)
+        hold = 1.0 - v[j, i + k, 0]
         roll = (1.0 - v[j, i, 0]) / 6.0 + sum(1.0 if i + k + r >= goal else v[i, j, k + r] for r in range(2, 7)) / 6.0
-        exact = roll - (1.0 - v[j, i + k, 0])
-        mean = row["sum"] / row["n"]
-        se = np.sqrt(max(row["sumsq"] / row["n"] - mean * mean, 1e-12) / row["n"])
-        assert abs(mean - exact) < 4.5 * se, (i, j, k, mean, exact, se)
-        compared += 1
-    assert compared > 40
+        forced = pig_forced(v, table, goal, i, j, table[c] + reach)
+        far = (1.0 - v[j, i, 0]) / 6.0 + sum(forced[min(k + r, goal + 6)] for r in range(2, 7)) / 6.0
+        for kind, exact in (("", roll - hold), ("far_", far - hold)):
+            n = row[kind + "n"]
+            if n < 400:
+                continue
+            mean = row[kind + "sum"] / n
+            se = np.sqrt(max(row[kind + "sumsq"] / n - mean * mean, 1e-12) / n)
+            assert abs(mean - exact) < 4.5 * se, (kind, i, j, k, mean, exact, se)
+            compared += 1
+            far_compared += kind == "far_"
+    assert compared > 60 and far_compared > 20
 
 
 def test_probes_do_not_depend_on_threads():
@@ -206,7 +227,7 @@ def test_probes_do_not_depend_on_threads():
     finally:
         numba.set_num_threads(before)
     assert len(one[0]) > 100
-    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+    assert np.array_equal(one[0], two[0], equal_nan=True) and np.array_equal(one[1], two[1])
 
 
 # --- the learner ------------------------------------------------------------------------
@@ -231,7 +252,7 @@ def test_a_cell_moves_to_where_its_line_crosses_zero():
     rows = []
     for a in range(7, 27):
         d = np.random.default_rng(a).choice([-1.0, 0.0, 1.0], 4000, p=[0.3, 0.4, 0.3]) + 0.02 * (12.5 - a)
-        rows += [(0, a, 0, x) for x in d]
+        rows += [(0, a, 0, x, np.nan) for x in d]
     summary = PI.summarise(np.array(rows, dtype=float))
     table = PI.judge(PI.tests(np.array([20]), summary, 6), 0.95)
     lower = table[table["direction"] == -1].iloc[0]
@@ -257,7 +278,7 @@ def test_a_flat_line_moves_by_doubling_steps():
     rows = []
     for a in range(14, 27):
         d = np.random.default_rng(a).choice([-1.0, 0.0, 1.0], 3000, p=[0.2, 0.4, 0.4])    # +0.2 everywhere
-        rows += [(0, a, 0, x) for x in d]
+        rows += [(0, a, 0, x, np.nan) for x in d]
     summary = PI.summarise(np.array(rows, dtype=float))
     last, steps = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     t = np.array([20], dtype=np.int32)
@@ -268,6 +289,28 @@ def test_a_flat_line_moves_by_doubling_steps():
         seen.append(int(new[0] - t[0]))
         t = new
     assert seen == [1, 2, 4, 8, 8]
+
+
+def test_a_far_test_raises_a_cell_by_its_reach():
+    """Pig's "roll on to win": one more roll is worth nothing measurable (a flat line at
+    0), going on to T + reach clearly pays: the far test raises the cell by the reach.
+    Without far probes, or where they show nothing, the cell stays."""
+    rows = []
+    for a in range(14, 27):
+        rng = np.random.default_rng(a)
+        d = rng.choice([-1.0, 0.0, 1.0], 3000, p=[0.3, 0.4, 0.3])
+        far = rng.choice([-1.0, 0.0, 1.0], 3000, p=[0.25, 0.4, 0.35]) if a >= 20 else np.full(3000, np.nan)
+        rows += list(zip(np.zeros(3000), np.full(3000, a), np.zeros(3000), d, far))
+    probes = np.array(rows, dtype=float)
+    table = PI.judge(PI.tests(np.array([20]), PI.summarise(probes), 6), 0.95)
+    far = table[table["kind"] == "far"].iloc[0]
+    assert far["n"] == 7 * 3000 and far["delta"] == pytest.approx(0.1, abs=0.02) and far["moves"]
+    assert not table[table["kind"] == "line"]["moves"].any()
+    assert PI.improve(np.array([20], dtype=np.int32), table, reach=8)[0] == 28
+    probes[:, 4] = np.nan
+    table = PI.judge(PI.tests(np.array([20]), PI.summarise(probes), 6), 0.95)
+    assert list(table["kind"]) == ["line", "line"] and not table["moves"].any()
+    assert PI.improve(np.array([20], dtype=np.int32), table, reach=8)[0] == 20
 
 
 def test_learning_is_reproducible_and_moves_the_table():
@@ -410,12 +453,28 @@ def test_the_shipped_tables_load_and_play(game, players):
 
 def test_the_shipped_pig_table_beats_hold_at_20_against_the_optimum():
     """The shipped table (reports/pig-learned-stop.md) against the exact optimum, on
-    common seeds (paired): it loses less than hold at 20 does. (The calibration target,
-    the optimum's first-player rate 0.5306 in self-play, is not reached: the report
-    measures 53.2% [53.1, 53.4].)"""
+    common seeds (paired): it loses at least 2 points less than hold at 20 does (the
+    report: a regret of 0.4% against hold at 20's 3.9%)."""
     from sheepsim.analysis.sweep import focal_wins
     rules = PIG.make_rules(2, {})
     mine = focal_wins(PIG, rules, "learned", "optimal", 200_000, 2, None)
     fixed = focal_wins(PIG, rules, "hold:t=20", "optimal", 200_000, 2, None)
     d = mine.astype(float) - fixed
-    assert d.mean() > 0.004 and d.mean() > 4 * d.std(ddof=1) / np.sqrt(len(d))
+    assert d.mean() > 0.02 and d.mean() > 4 * d.std(ddof=1) / np.sqrt(len(d))
+
+
+def test_the_shipped_pig_table_is_calibrated_on_the_optimum():
+    """The calibration without sampling noise: the first player's win chance when both
+    seats play the shipped table, by policy evaluation, lies within 0.001 of the exact
+    optimum's 0.5306 (0.001: the half-width of the 95% interval the report, 1,000,000
+    games, gives it); hold at 20 (learning's start) is 0.004 off."""
+    goal = 100
+    rules = PIG.make_rules(2, {})
+    feats = PIG.stop_features(rules)
+    table = stoptable.load(stoptable.shipped("pig", 2), PIG, rules, feats)
+    bands = PPOL.BUCKETS
+    band = np.arange(goal) * bands // goal
+    per_score = table.reshape(bands, bands)[band[:, None], band[None, :]]
+    optimum = OPT.solution(goal).p[0, 0, 0]
+    assert abs(OPT.evaluate(per_score, goal)[0, 0, 0] - optimum) < 0.001
+    assert abs(OPT.evaluate(np.full((goal, goal), 20), goal)[0, 0, 0] - optimum) > 0.004

@@ -282,12 +282,20 @@ def _pig_calibration(report: Report, rules, feats, learned, first: tuple[float, 
     diff = np.abs(np.minimum(mine, dist) - np.minimum(edge, dist))[reached]
     rate, lo, hi = first
     inside = lo <= exact <= hi
+    # the same rate without sampling noise: policy evaluation of the table (and of the
+    # fixed rule learning started from, for scale)
+    mine_exact = float(OPT.evaluate(mine, goal)[0, 0, 0])
+    fixed_exact = float(OPT.evaluate(np.full((goal, goal), feats.initial), goal)[0, 0, 0])
     report.paragraph(
         f"Calibration against the exact optimum (goal {goal}): in learned self-play the first player wins "
         f"{F.share(rate, lo, hi)}; optimal against optimal, "
-        f"{exact:.4f} exactly: {'inside' if inside else 'outside'} the interval. Over the (own, opponent) scores "
+        f"{exact:.4f} exactly: {'inside' if inside else 'outside'} the interval. Without sampling noise (policy "
+        f"evaluation of the table, optimal.evaluate) the learned table's first player wins {mine_exact:.4f}, "
+        f"{mine_exact - exact:+.4f} from the optimum's ({feats.fixed}: {fixed_exact:.4f}, "
+        f"{fixed_exact - exact:+.4f}). Over the (own, opponent) scores "
         f"the learned table reaches, its hold threshold differs from the optimum's by {diff.mean():.2f} points on "
         f"average (median {np.median(diff):.0f}, within 2 points at {np.mean(diff <= 2):.0%} of them).")
     return [f"Pig calibration: the first player wins {F.share(rate, lo, hi)} "
             f"in learned self-play, the exact optimum {exact:.4f} ({'inside' if inside else 'outside'} the interval); "
+            f"evaluated exactly, the learned table gives {mine_exact:.4f} ({feats.fixed}: {fixed_exact:.4f}); "
             f"the learned hold threshold is {diff.mean():.2f} points from the optimum's on average."]

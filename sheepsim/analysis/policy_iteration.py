@@ -19,6 +19,10 @@ Start from a fixed stop rule (every cell at the threshold equilibrium), then rep
    delta at one amount would use a tenth of them. A cell is raised only if the window
    holds probes at or above T (a cell whose table never stops there, rolling on to a
    win, changes nothing when raised) and lowered only if it holds probes below T.
+   Where the feature set has a `reach`, the far probes at amounts T .. T + window
+   (going on to T + reach, then the table, against stopping) give each cell a second
+   raise test: their mean above 0. It sees a gain no line near T can (a flat line
+   that only rises far away: Pig's "roll on to win").
 3. Stop if no test is significant with the family (every test of the iteration) held
    at `confidence` by Holm's step-down method: the table is confirmed on that
    iteration's fresh games, and is the result. Stop, too, after `max_iterations`
@@ -30,7 +34,8 @@ Start from a fixed stop rule (every cell at the threshold equilibrium), then rep
    crosses zero (a Newton step) if the line falls significantly, else by 1, doubled
    while the cell keeps moving the same way (far from its boundary the line is flat:
    Pig's "roll on to win" lies 60 points above hold at 20); at least 1 and at most
-   MAX_STEP, never below the feature set's floor (a stop that can place nothing).
+   MAX_STEP, never below the feature set's floor (a stop that can place nothing). A
+   cell moved by its far test goes up by the reach, to where going on was seen to pay.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from ..games import stoptable
 MIN_PROBES = 30         # fewer probes in a test: no test (the normal approximation is poor)
 MAX_STEP = 8
 PILOT_GAMES = 20_000
-TEST_COLUMNS = ["cell", "threshold", "direction", "n", "delta", "slope", "slope_se", "crossing", "se", "z", "p"]
+TEST_COLUMNS = ["cell", "threshold", "direction", "kind", "n", "delta", "slope", "slope_se", "crossing", "se", "z", "p"]
 
 
 @dataclass
@@ -74,21 +79,40 @@ def holm(p: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def summarise(probes: np.ndarray) -> pd.DataFrame:
-    """Probes (cell, amount, seat, delta) -> n, sum and sum of squares of delta per (cell, amount)."""
+    """Probes (cell, amount, seat, delta, far) -> per (cell, amount) the count, sum and
+    sum of squares of delta (n, sum, sumsq) and of far where it was played (far_n, ...)."""
+    far = probes[:, 4]
+    played = ~np.isnan(far)
+    far = np.where(played, far, 0.0)
     df = pd.DataFrame({"cell": probes[:, 0].astype(np.int64), "amount": probes[:, 1].astype(np.int64),
-                       "n": 1, "sum": probes[:, 3], "sumsq": probes[:, 3] ** 2})
-    return df.groupby(["cell", "amount"])[["n", "sum", "sumsq"]].sum()
+                       "n": 1, "sum": probes[:, 3], "sumsq": probes[:, 3] ** 2,
+                       "far_n": played.astype(np.int64), "far_sum": far, "far_sumsq": far ** 2})
+    return df.groupby(["cell", "amount"]).sum()
+
+
+def _z_row(c, t, direction, kind, n, value, se, slope=np.nan, slope_se=np.nan, crossing=np.nan) -> dict:
+    z = value / se if se > 0 else 0.0
+    return {"cell": c, "threshold": t, "direction": direction, "kind": kind, "n": n, "delta": value,
+            "slope": slope, "slope_se": slope_se, "crossing": crossing, "se": se, "z": z,
+            "p": 1.0 - NormalDist().cdf(direction * z)}
 
 
 def tests(thresholds: np.ndarray, summary: pd.DataFrame, window: int) -> pd.DataFrame:
-    """The raise and the lower test of every cell with enough probes (module docstring):
-    the least-squares line of delta on the amount over T - window .. T + window, read
-    at T (raise if above 0) and at T - 1 (lower if below 0)."""
+    """The tests of every cell with enough probes (module docstring): the least-squares
+    line of delta on the amount over T - window .. T + window, read at T (raise if above
+    0) and at T - 1 (lower if below 0), kind "line"; and where far probes were played,
+    at amounts T .. T + window, whether going on to T + reach pays (raise), kind "far"."""
     rows = []
     for c, part in summary.groupby(level=0):
         part = part.droplevel(0)
         t = int(thresholds[c])
         part = part[(part.index >= t - window) & (part.index <= t + window)]
+        far = part[part.index >= t]
+        far_n = int(far["far_n"].sum())
+        if far_n >= MIN_PROBES:
+            mean = far["far_sum"].sum() / far_n
+            var = max(far["far_sumsq"].sum() / far_n - mean * mean, 0.0) * far_n / (far_n - 1)
+            rows.append(_z_row(c, t, +1, "far", far_n, mean, np.sqrt(var / far_n)))
         n_a = part["n"].to_numpy(dtype=float)
         n = int(n_a.sum())
         if n < MIN_PROBES or len(part) < 2:         # a line needs two amounts
@@ -106,12 +130,9 @@ def tests(thresholds: np.ndarray, summary: pd.DataFrame, window: int) -> pd.Data
             # win, a higher threshold changes nothing), lower only where it was seen to go on
             if not ((part.index >= t).any() if direction > 0 else (part.index < t).any()):
                 continue
-            value = mbar + slope * (at - xbar)
             se = np.sqrt(var * (1.0 / n + (at - xbar) ** 2 / sxx))
-            z = value / se if se > 0 else 0.0
-            rows.append({"cell": c, "threshold": t, "direction": direction, "n": n, "delta": value,
-                         "slope": slope, "slope_se": np.sqrt(var / sxx), "crossing": crossing, "se": se, "z": z,
-                         "p": 1.0 - NormalDist().cdf(direction * z)})
+            rows.append(_z_row(c, t, direction, "line", n, mbar + slope * (at - xbar), se, slope,
+                               np.sqrt(var / sxx), crossing))
     return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
 
@@ -127,13 +148,14 @@ def judge(table: pd.DataFrame, confidence: float) -> pd.DataFrame:
 
 
 def improve(thresholds: np.ndarray, table: pd.DataFrame, floor: int = 0, last: np.ndarray | None = None,
-            steps: np.ndarray | None = None) -> np.ndarray:
+            steps: np.ndarray | None = None, reach: int = 0) -> np.ndarray:
     """The table after moving every cell `table` (judged) moves: to the first amount
     above where its line crosses zero (a Newton step) when the line falls significantly
     (its slope more than two standard errors below 0), else by 1, or by twice the
     cell's last step if it moved the same way then (`last`, `steps`: each cell's last
     move and its size, kept by the caller and updated here); at least 1, at most
-    MAX_STEP, never below `floor` (the feature set's least sensible threshold)."""
+    MAX_STEP, never below `floor` (the feature set's least sensible threshold). A cell
+    that moves on its far test goes up by `reach`: going on to T + reach was seen to pay."""
     last = np.zeros(len(thresholds), dtype=np.int64) if last is None else last
     steps = np.zeros(len(thresholds), dtype=np.int64) if steps is None else steps
     new = thresholds.copy()
@@ -142,7 +164,9 @@ def improve(thresholds: np.ndarray, table: pd.DataFrame, floor: int = 0, last: n
     for row in moving.itertuples():
         c, d = int(row.cell), int(row.direction)
         t = int(thresholds[c])
-        if row.slope < -2.0 * row.slope_se and np.isfinite(row.crossing):
+        if row.kind == "far":
+            step = reach
+        elif row.slope < -2.0 * row.slope_se and np.isfinite(row.crossing):
             step = int(np.clip(d * (np.floor(row.crossing) + 1 - t), 1, MAX_STEP))
         else:
             step = min(MAX_STEP, 2 * steps[c]) if last[c] == d else 1
@@ -180,12 +204,12 @@ def learn(play, rules_arr: np.ndarray, init: np.ndarray, features, games: int, t
         start = time.perf_counter()
         aux = np.concatenate([init, stoptable.block(thresholds)])
         probes, visits = stoptable.probe(play, rules_arr, aux, seed, it * games, games, rate, thresholds - window,
-                                         per_game)
+                                         per_game, thresholds, features.reach)
         total += len(probes)
         summary = summarise(probes)
         table = judge(tests(thresholds, summary, window), confidence)
         converged = not table["holm"].any()
-        new = thresholds if converged else improve(thresholds, table, features.floor, last, steps)
+        new = thresholds if converged else improve(thresholds, table, features.floor, last, steps, features.reach)
         history.append({"iteration": it + 1, "games": games, "probes": len(probes), "tests": len(table),
                         "significant": int(table["holm"].sum()), "raised": int((new > thresholds).sum()),
                         "lowered": int((new < thresholds).sum()), "mean_threshold": float(new.mean()),

@@ -35,8 +35,13 @@ threshold less the feature set's window: far below it going on is plain), up to
 stream are copied twice and played out, once stopping now and once going on, all
 seats on the table afterwards: the same luck in both (common random numbers), so
 delta = share(go) - share(stop) of the deciding seat estimates with little variance
-how much going on is worth there. The game itself then goes on as the table says: the
-probes never touch its streams, so its moves are those of a plain run.
+how much going on is worth there. At amounts >= far_from[cell] (the learner passes
+the thresholds) a third copy goes on while the seat decides its own turn's stop and
+the amount is below far_from[cell] + reach, then the table: far = share(that) -
+share(stop) sees what one step cannot, a gain that only comes from going on a long
+way (Pig's "roll on to win" when the opponent is near the goal, where one more roll is
+worth about 0.001). The game itself then goes on as the table says: the probes never
+touch its streams, so its moves are those of a plain run.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ from .fast import popcount
 
 FORMAT = "sheepsim-stop-table"
 FORMAT_VERSION = 1
-PROBE_COLUMNS = ("cell", "amount", "seat", "delta")
+PROBE_COLUMNS = ("cell", "amount", "seat", "delta", "far")
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class Features:
     window: int                             # probes look this far below a cell's threshold
     fixed: str                              # the SPEC of the fixed rule at `initial` (the same play)
     floor: int = 0                          # learning never sets a threshold below it
+    reach: int = 0                          # far probes go on to T + reach (0: none; policy_iteration.py)
     doc: str = ""
 
     @property
@@ -187,42 +193,55 @@ def _advance(actor, nature, chance, step, choose, game, learned, s, rules, aux, 
 
 
 @njit(inline="always")
-def _branch(actor, nature, chance, step, outcome, choose, act, game, cowinners, learned, s, rules, aux, params,
-            rngs, bufv, scratch, row, seat, stop):
-    """`seat` stops (or goes on) now, then the game is played out: its share."""
+def _branch(actor, nature, chance, step, outcome, choose, act, cell, amount, game, cowinners, learned, s, rules,
+            aux, params, rngs, bufv, scratch, row, seat, stop, until):
+    """`seat` stops (or goes on) now, then the game is played out: its share. Going on,
+    the seat keeps going on while it decides its own turn's stop (its cell >= 0, the
+    amount not fallen: the same turn) below `until` (0: once, then the table)."""
     action = as_action(act(s, rules, seat, (rngs[game[G_POLICY] + seat]), stop))
     c = chance(s, rules, aux, action, (rngs[game[G_LUCK] + seat]))
     step(s, rules, aux, action, c)
+    forcing = until > 0
+    before = amount(s)
     for _ in range(MAX_STEPS):
         who = actor(s, rules)
         if who == -1:
             break
-        _advance(actor, nature, chance, step, choose, game, learned, s, rules, aux, params, rngs, bufv,
-                 scratch, who)
+        if forcing:
+            now = amount(s)
+            forcing = who == seat and now >= before and now < until and cell(s, rules, who) >= 0
+            before = now
+        if forcing:
+            action = as_action(act(s, rules, seat, (rngs[game[G_POLICY] + seat]), False))
+            c = chance(s, rules, aux, action, (rngs[game[G_LUCK] + seat]))
+            step(s, rules, aux, action, c)
+        else:
+            _advance(actor, nature, chance, step, choose, game, learned, s, rules, aux, params, rngs, bufv,
+                     scratch, who)
     return _share(outcome, cowinners, s, rules, row, seat, rules[0])
 
 
 @njit(inline="always")
 def probe_blocks(start, actor, nature, chance, step, outcome, choose, cell, amount, act, game, cowinners,
-                 o_size, learned, rules_arr, aux_arr, seed, first, rate, near, per_game, out, counts, visits, b_lo,
-                 b_hi):
+                 o_size, learned, rules_arr, aux_arr, seed, first, rate, near, per_game, counts, out, visits,
+                 far_from, reach, b_lo, b_hi):
     """Games first .. first + len(counts) - 1, self-play on the table in aux, in blocks
     b_lo .. b_hi - 1 (as driver.play_blocks); game i's probes are out[i * per_game +
-    j] = (cell, amount, seat, delta) for j < counts[i], and visits[b, cell] counts block
+    j] = (cell, amount, seat, delta, far) for j < counts[i] (module docstring), and visits[b, cell] counts block
     b's decision points by cell at amounts >= near[cell], the only ones probed. Depends
     only on (rules, aux, seed, game): any thread count gives the same rows."""
     n = counts.shape[0]
     for b in range(b_lo, min(b_hi, min(n, BLOCKS))):
         lo, hi = block_games(n, b)
         _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amount, act, game, cowinners,
-                     o_size, learned, rules_arr, aux_arr, seed, first, rate, near, per_game, out, counts, visits[b], lo,
-                     hi)
+                     o_size, learned, rules_arr, aux_arr, seed, first, rate, near, per_game, counts, out, visits[b],
+                     far_from, reach, lo, hi)
 
 
 @njit(inline="always")
 def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amount, act, game, cowinners,
-                 o_size, learned, rules_arr, aux_arr, seed, first, rate, near, per_game, out, counts, visits, lo,
-                 hi):
+                 o_size, learned, rules_arr, aux_arr, seed, first, rate, near, per_game, counts, out, visits,
+                 far_from, reach, lo, hi):
     # plain arrays, not fast.py's views: a view does not keep its array alive, and these
     # are the kernel's own (the probes cost two play-outs each, so the views' saving is small)
     s, bufv, scratch, _ = _buffers(game)
@@ -248,19 +267,22 @@ def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amou
             if c >= 0 and amount(s) >= near[c]:
                 visits[c] += 1
                 if k < per_game and rand_float(rngs[streams]) < rate[c]:
-                    shares = np.zeros(2)
-                    for go in range(2):
+                    # stop, go on once, and (at or above far_from) go on to far_from + reach
+                    far = reach > 0 and amount(s) >= far_from[c]
+                    shares = np.zeros(3)
+                    for b in range(3 if far else 2):
                         for x in range(game[G_STATE_SIZE]):
                             f[x] = s[x]
                         frngs[:, :] = rngs[:streams, :]
-                        shares[go] = _branch(actor, nature, chance, step, outcome, choose, act, game,
-                                             cowinners, learned, f, rules, aux, params, frngs, bufv, scratch, row,
-                                             who, go == 0)
+                        shares[b] = _branch(actor, nature, chance, step, outcome, choose, act, cell, amount, game,
+                                            cowinners, learned, f, rules, aux, params, frngs, bufv, scratch, row,
+                                            who, b == 0, far_from[c] + reach if b == 2 else 0)
                     j = i * per_game + k
                     out[j, 0] = c
                     out[j, 1] = amount(s)
                     out[j, 2] = who
                     out[j, 3] = shares[1] - shares[0]
+                    out[j, 4] = shares[2] - shares[0] if far else np.nan
                     k += 1
             _advance(actor, nature, chance, step, choose, game, learned, s, rules, aux, params, rngs, bufv,
                      scratch, who)
@@ -268,17 +290,21 @@ def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amou
 
 
 def probe(play, rules_arr: np.ndarray, aux: np.ndarray, seed: int, first: int, n: int, rate: np.ndarray,
-          near: np.ndarray, per_game: int) -> tuple[np.ndarray, np.ndarray]:
+          near: np.ndarray, per_game: int, far_from: np.ndarray | None = None,
+          reach: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Probes of games first .. first + n - 1 (play.probe_blocks on Python threads), as
-    float64 rows (cell, amount, seat, delta): a visit of a cell at an amount >= near[cell]
-    is probed with chance rate[cell]; and those visits by cell."""
+    float64 rows (cell, amount, seat, delta, far): a visit of a cell at an amount >=
+    near[cell] is probed with chance rate[cell]; delta is what going on once is worth,
+    far (NaN unless reach > 0 and the amount >= far_from[cell]) what going on to
+    far_from[cell] + reach is worth; and those visits by cell."""
     from .wrappers import run_blocks
     out = np.zeros((n * per_game, len(PROBE_COLUMNS)))
     counts = np.zeros(n, dtype=np.int64)
     visits = np.zeros((BLOCKS, len(rate)), dtype=np.int64)
+    far_from = np.zeros(len(rate), dtype=np.int64) if far_from is None else np.asarray(far_from, dtype=np.int64)
     # run_blocks shares out the blocks of len(args[7]) games: counts is in that place
     run_blocks(play.probe_blocks, (rules_arr, aux, np.uint64(seed), first, np.asarray(rate, dtype=np.float64),
-                                    np.asarray(near, dtype=np.int64), per_game,
-                                    out, counts, visits))
+                                    np.asarray(near, dtype=np.int64), per_game, counts, out, visits, far_from,
+                                    int(reach)))
     keep = (np.arange(per_game)[None, :] < counts[:, None]).ravel()
     return out[keep], visits.sum(axis=0)

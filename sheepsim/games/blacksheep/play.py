@@ -46,10 +46,11 @@ def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, faul
 
 # the `learned` policy's probes (games/stoptable.py), self-play on the stop table in aux
 @njit(cache=True, nogil=True)
-def probe_blocks(rules, aux, seed, first, rate, near, per_game, out, counts, visits, b_lo, b_hi):
+def probe_blocks(rules, aux, seed, first, rate, near, per_game, counts, out, visits, far_from, reach, b_lo, b_hi):
     stoptable.probe_blocks(R_START, R_ACTOR, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE, P.stop_cell,
                            P.stop_amount, P.stop_act, GAME, E.O_COWINNERS, E.O_SIZE, P.LEARNED, rules, aux,
-                           seed, first, rate, near, per_game, out, counts, visits, b_lo, b_hi)
+                           seed, first, rate, near, per_game, counts, out, visits, far_from, reach, b_lo,
+                           b_hi)
 
 
 # --- the search policies (search/mcts.py), in kernels of their own: runs without one
