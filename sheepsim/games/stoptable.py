@@ -17,9 +17,10 @@ Each game with a stop table gives, in its policies.py (@njit):
                                         as the `learned` policy plays it
 
 and `Features` (GameSpec.stop_features). In the kernels' aux a run with a `learned`
-seat ends with the table's block, [T_0, ..., T_{n-1}, n]: Pig reads it from the end of
-aux; Bye-Bye Black Sheep, whose kernels see aux as a pointer without a length, at slot
-1 (its start state is the one slot before it).
+seat ends with the table's block, [min T, T_0, ..., T_{n-1}, n]: Pig reads it from the
+end of aux; Bye-Bye Black Sheep, whose kernels see aux as a pointer without a length, at
+slot 1 (its start state is the one slot before it), and skips working out the cell of a
+draw while the amount is below every threshold (min T).
 
 The file, JSON ("sheepsim-stop-table", FORMAT_VERSION): game, game_version, players,
 rules (every option: a table is refused under other rules), features (the feature
@@ -134,8 +135,9 @@ def load(path: Path | str, game, rules, features: Features) -> np.ndarray:
 
 
 def block(thresholds: np.ndarray) -> np.ndarray:
-    """The table as the kernels read it at the end of aux: [T_0, ..., T_{n-1}, n]."""
-    return np.concatenate([np.asarray(thresholds, dtype=np.int32), np.array([len(thresholds)], dtype=np.int32)])
+    """The table as the kernels read it at the end of aux: [min T, T_0, ..., T_{n-1}, n]."""
+    t = np.asarray(thresholds, dtype=np.int32)
+    return np.concatenate([[t.min()], t, [len(t)]]).astype(np.int32)
 
 
 def for_run(game, rules, specs, learned_id: int) -> np.ndarray | None:
@@ -158,9 +160,9 @@ def for_run(game, rules, specs, learned_id: int) -> np.ndarray | None:
 
 def check_block(aux: np.ndarray, cells: int, at: int | None = None) -> None:
     """The guard of the kernels' entry points: a run with a learned seat must end its aux
-    with a table block of `cells` thresholds (starting at slot `at`, if the kernel reads
-    it there), or the kernel would read past aux."""
-    if len(aux) < cells + 1 or int(aux[-1]) != cells or (at is not None and len(aux) != at + cells + 1):
+    with a table block of `cells` thresholds (block(), starting at slot `at`, if the kernel
+    reads it there), or the kernel would read past aux."""
+    if len(aux) < cells + 2 or int(aux[-1]) != cells or (at is not None and len(aux) != at + cells + 2):
         raise SheepsimError(f"the learned policy needs its stop table ({cells} cells) at the end of aux: "
                             f"build aux with sheepsim.start.kernel_aux")
 

@@ -232,7 +232,7 @@ def risk(s, rules, aux, seat, params, rng, buf):
 # with chance 1 / its size), and own zoo pairs (0, 1, 2 or more: a placement away from
 # a triplet). The amount is the cards on the table, as `threshold`'s k.
 HAND_BANDS, HAND_TOP, PAIR_BANDS = 6, 10, 3
-LEARNED_AT = 1          # aux slot of the stop table (aux[0] is the unused start state)
+LEARNED_AT = 1          # aux slot of the stop table's block (aux[0] is the unused start state)
 
 
 @njit(cache=True, inline="always")
@@ -267,8 +267,12 @@ def stop_act(s, rules, seat, rng, stop):
 
 @njit(cache=True, inline="always")
 def _learned_stops(s, rules, aux, seat):
+    # below the table's least threshold (the block's first slot) no cell stops: the
+    # cell, which counts every seat's triplets, is worked out only where it may
+    if s[H_NTABLE] < aux[LEARNED_AT]:
+        return False
     c = stop_cell(s, rules, seat)
-    return c >= 0 and s[H_NTABLE] >= aux[LEARNED_AT + c]
+    return c >= 0 and s[H_NTABLE] >= aux[LEARNED_AT + 1 + c]
 
 
 @njit(cache=True)

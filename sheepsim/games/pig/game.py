@@ -99,8 +99,8 @@ def check_aux(aux, goal: int, specs: list[PolicySpec]) -> None:
     """The kernels' guard: the tables the seats of `specs` read are in aux."""
     after = 0
     if any(s.policy.builtin and s.policy.id == POL.LEARNED for s in specs):
-        after = min(POL.BUCKETS, goal) ** 2 + 1
-        stoptable.check_block(aux, after - 1)
+        after = min(POL.BUCKETS, goal) ** 2 + 2        # the block: min T, the thresholds, n
+        stoptable.check_block(aux, after - 2)
     OPT.check_aux(aux, goal, POL.optimal_tols(specs), after)
 
 
