@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+
 @dataclass(frozen=True)
 class GameMetrics:
     rounds: int

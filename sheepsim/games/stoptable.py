@@ -229,8 +229,9 @@ def probe_blocks(start, actor, nature, chance, step, outcome, choose, cell, amou
                  far_from, reach, b_lo, b_hi):
     """Games first .. first + len(counts) - 1, self-play on the table in aux, in blocks
     b_lo .. b_hi - 1 (as driver.play_blocks); game i's probes are out[i * per_game +
-    j] = (cell, amount, seat, delta, far) for j < counts[i] (module docstring), and visits[b, cell] counts block
-    b's decision points by cell at amounts >= near[cell], the only ones probed. Depends
+    j] = (cell, amount, seat, delta, far) for j < counts[i] (module docstring), and
+    visits[b, cell] counts block b's decision points by cell at amounts >= near[cell],
+    the only ones probed. Depends
     only on (rules, aux, seed, game): any thread count gives the same rows."""
     n = counts.shape[0]
     for b in range(b_lo, min(b_hi, min(n, BLOCKS))):
@@ -272,13 +273,13 @@ def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amou
                     # stop, go on once, and (at or above far_from) go on to far_from + reach
                     far = reach > 0 and amount(s) >= far_from[c]
                     shares = np.zeros(3)
-                    for b in range(3 if far else 2):
+                    for branch in range(3 if far else 2):
                         for x in range(game[G_STATE_SIZE]):
                             f[x] = s[x]
                         frngs[:, :] = rngs[:streams, :]
-                        shares[b] = _branch(actor, nature, chance, step, outcome, choose, act, cell, amount, game,
+                        shares[branch] = _branch(actor, nature, chance, step, outcome, choose, act, cell, amount, game,
                                             cowinners, learned, f, rules, aux, params, frngs, bufv, scratch, row,
-                                            who, b == 0, far_from[c] + reach if b == 2 else 0)
+                                            who, branch == 0, far_from[c] + reach if branch == 2 else 0)
                     j = i * per_game + k
                     out[j, 0] = c
                     out[j, 1] = amount(s)
