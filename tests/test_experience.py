@@ -20,7 +20,7 @@ def test_metrics_of_a_comeback():
     assert m.rounds == 4
     assert m.lead_changes == 1            # seat 0's first sole lead is no change; seat 1 taking it is
     assert m.decided_at == 3 and m.decided_share == pytest.approx(0.75)
-    assert m.comeback
+    assert m.comeback == 1.0
     assert m.drama == pytest.approx(0 + 10 + 15 + 0 + 0)
 
 
@@ -30,18 +30,18 @@ def test_ties_are_no_ones_lead_and_a_tie_at_the_end_is_not_decided_early():
     m = X.metrics(np.array(samples), winners=0b001)
     assert m.lead_changes == 1
     assert m.decided_at == 5 and m.decided_share == 1.0
-    assert not m.comeback                 # at sample 2 seat 0 is level, not behind
+    assert m.comeback == 0.0               # at sample 2 seat 0 is level, not behind
     assert m.drama == pytest.approx(1.0)  # behind by 1 at sample 4 only
 
 
 def test_a_leader_from_the_start_and_a_shared_win():
     m = X.metrics(np.array([[1, 0], [2, 1], [3, 1]]), winners=0b01)
-    assert (m.lead_changes, m.decided_at, m.comeback, m.drama) == (0, 0, False, 0.0)
+    assert (m.lead_changes, m.decided_at, m.comeback, m.drama) == (0, 0, 0.0, 0.0)
     shared = X.metrics(np.array([[1, 0], [1, 2], [3, 3]]), winners=0b11)
-    assert math.isnan(shared.decided_at) and math.isnan(shared.decided_share) and not shared.comeback
+    assert math.isnan(shared.decided_at) and math.isnan(shared.decided_share) and math.isnan(shared.comeback)
     assert shared.drama == pytest.approx(0.5 + 0.5 + 0)     # the winners' mean deficit
     drawn = X.metrics(np.array([[0, 0], [1, 2]]), winners=0)
-    assert drawn.drama == 0.0 and math.isnan(drawn.decided_at)
+    assert drawn.drama == 0.0 and math.isnan(drawn.decided_at) and math.isnan(drawn.comeback)
 
 
 def _pig_rounds(log, goal):

@@ -27,7 +27,8 @@ winners W (the outcome's cowinners):
                    end (a tie broken by the rules' tie-break), NaN without a sole winner
     decided_share  decided_at / n: how much of the game was still open
     comeback       a sole winner trailed at half-time: at sample n // 2 some seat was
-                   strictly ahead of it
+                   strictly ahead of it (1.0 or 0.0; NaN without a sole winner, so a
+                   comeback rate counts the games that have one, as decided_at does)
     drama          Ludii's Drama, summed over the game: at every sample the winners'
                    mean deficit to the leading standing, max_q p[t, q] - p[t, w]
 
@@ -49,7 +50,7 @@ class GameMetrics:
     lead_changes: int
     decided_at: float
     decided_share: float
-    comeback: bool
+    comeback: float
     drama: float
 
 
@@ -77,7 +78,7 @@ def metrics(samples: np.ndarray, winners: int) -> GameMetrics:
     if won:
         for p in samples:
             drama += float(np.mean([p.max() - p[w] for w in won]))
-    decided_at, comeback = np.nan, False
+    decided_at, comeback = np.nan, np.nan
     if len(won) == 1:
         w = won[0]
         decided_at = n
@@ -86,7 +87,7 @@ def metrics(samples: np.ndarray, winners: int) -> GameMetrics:
                 break
             decided_at = t
         half = samples[n // 2]
-        comeback = bool(np.delete(half, w).max() > half[w])
+        comeback = float(np.delete(half, w).max() > half[w])
     share = decided_at / n if n > 0 else np.nan
     return GameMetrics(n, changes, float(decided_at), float(share), comeback, drama)
 
