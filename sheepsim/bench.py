@@ -42,6 +42,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 from .errors import SheepsimError
 
 RUN_SECONDS = 0.3          # one kernel run at 1 thread (CPU seconds)
@@ -49,6 +51,7 @@ REPEATS = 5                # runs per thread count, best kept: ~1.5 s at 1 threa
 REFERENCE_SECONDS = 0.5    # one reference run
 REFERENCE_REPEATS = 3
 SPEED_UP_TARGET = 1.8      # the issue's target for 2 threads
+METRICS_COST_TARGET = 1.10  # a kernel with the experience metrics on is at most 10% slower (issue 15)
 
 _START = """
 import time
@@ -123,25 +126,32 @@ def _summary(n: int, times: list[tuple[float, float]]) -> dict[str, Any]:
 
 
 def _kernel(game, rules, specs, n_games: int | None, threads: int) -> dict[str, Any]:
-    """Best-of-REPEATS runs of the chunk kernel at 1 and at `threads` threads."""
+    """Best-of-REPEATS runs of the chunk kernel at 1 and at `threads` threads, and at 1
+    thread with the experience metrics on (games/tally.py)."""
     import numba
+    from .games.tally import M_SIZE
     from .start import kernel_aux
     arr, init = game.to_array(rules), kernel_aux(game, rules, None, specs)
 
-    def run(n: int) -> tuple[float, float]:
-        return _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n))
+    def run(n: int, metrics: bool = False) -> tuple[float, float]:
+        out = np.zeros((n, M_SIZE)) if metrics else None
+        return _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n, out))
 
     with numba_threads():
         for t in (threads, 1):                  # warm up (the thread pool, first calls)
             numba.set_num_threads(t)
             run(min(n_games or 1000, 1000))
+        run(min(n_games or 1000, 1000), True)
         n = n_games or _calibrate(lambda k: run(k)[1], RUN_SECONDS)
-        runs: dict[int, list[tuple[float, float]]] = {1: [], threads: []}
-        for _ in range(REPEATS):                # alternate, so a busy spell hits both
-            for t in runs:
+        runs: dict[tuple[int, bool], list[tuple[float, float]]] = {(1, False): [], (threads, False): [],
+                                                                   (1, True): []}
+        for _ in range(REPEATS):                # alternate, so a busy spell hits each
+            for t, metrics in runs:
                 numba.set_num_threads(t)
-                runs[t].append(run(n))
-    return {"games": n, "repeats": REPEATS, "threads": {t: _summary(n, times) for t, times in runs.items()}}
+                runs[t, metrics].append(run(n, metrics))
+    return {"games": n, "repeats": REPEATS,
+            "threads": {t: _summary(n, times) for (t, metrics), times in runs.items() if not metrics},
+            "metrics_1t": _summary(n, runs[1, True])}
 
 
 def _reference(game, rules, n_games: int | None) -> dict[str, Any]:
@@ -189,6 +199,8 @@ def bench_game(game, players: int | None = None, n_games: int | None = None, ref
             "workload": text, "kernel": kernel,
             "games_per_s_1t": one, "games_per_s_nt": many, "threads": threads,
             "speed_up": many / one, "efficiency": many / one / threads,
+            "metrics_games_per_s_1t": kernel["metrics_1t"]["games_per_s"],
+            "metrics_cost": one / kernel["metrics_1t"]["games_per_s"],
             "cpu_per_wall_nt": kernel["threads"][threads]["cpu_per_wall"],
             "reference": ref, "reference_games_per_s": ref_speed, "ratio": one / ref_speed if ref else None,
             "ratio_nt": many / ref_speed if ref else None,
@@ -328,10 +340,11 @@ def table(report: dict[str, Any]) -> str:
     n = report["threads"]
     m = report["machine"]
     head = ["game", "players", "policy", "games/s 1t", f"games/s {n}t", "speed-up", "effic.", "cpu/wall",
-            "ref games/s", "ratio 1t", f"ratio {n}t", "cold s", "warm s"]
+            "metrics on", "ref games/s", "ratio 1t", f"ratio {n}t", "cold s", "warm s"]
     rows = [[r["game"], str(r["players"]), r["policy"], f"{r['games_per_s_1t']:,.0f}", f"{r['games_per_s_nt']:,.0f}",
              f"{r['speed_up']:.2f}x", f"{r['efficiency']:.0%}", f"{r['cpu_per_wall_nt']:.2f}",
-             _fmt(r["reference_games_per_s"], ",.1f"), _fmt(r["ratio"], ",.0f", "x"), _fmt(r["ratio_nt"], ",.0f", "x"),
+             _fmt(r.get("metrics_cost"), ".2f", "x"), _fmt(r["reference_games_per_s"], ",.1f"),
+             _fmt(r["ratio"], ",.0f", "x"), _fmt(r["ratio_nt"], ",.0f", "x"),
              _fmt_s(r["cold_start_s"]), _fmt_s(r["warm_start_s"])] for r in report["rows"]]
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
@@ -353,6 +366,9 @@ def table(report: dict[str, Any]) -> str:
         low = [_label(r) for r in report["rows"] if _label(r) in slow and r["cpu_per_wall_nt"] < 0.9 * n]
         out.append(f"below the {SPEED_UP_TARGET}x target at 2 threads: {', '.join(slow)}"
                    + (f" (cpu/wall under {0.9 * n:.1f}, so other processes took CPU: {', '.join(low)})" if low else ""))
+    heavy = [_label(r) for r in report["rows"] if r.get("metrics_cost", 0) > METRICS_COST_TARGET]
+    out.append(f"metrics on = time with the experience metrics tallied / time without, 1 thread (target: at most "
+               f"{METRICS_COST_TARGET:.2f}x" + (f"; above it: {', '.join(heavy)})" if heavy else ")"))
     out.append(f"ratio = kernel at 1 (or {n}) threads / reference (the issues' speed-up targets are at {n} threads); cpu/wall near the thread count means the threads had the "
                "cores to themselves")
     if report.get("c_baseline"):

@@ -280,6 +280,10 @@ def policies(game: str) -> None:
 @click.option("--ci-halfwidth", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
               metavar="H", help="Stop at the first chunk after which every seat's 95% win-rate interval is "
                                 "at most +-H (e.g. 0.005); --games is then the limit.")
+@click.option("--metrics", is_flag=True,
+              help="Also tally each game's experience metrics in the kernels: rounds, lead changes, the round "
+                   "from which the winner leads for good (decided_at, decided_share), comeback (the winner "
+                   "trailed at half-time) and drama (the winner's deficit summed); the summary adds their table.")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: this process. dask: chunks as tasks on a Dask cluster (pip install 'sheepsim[dask]').")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
@@ -288,13 +292,14 @@ def policies(game: str) -> None:
               help="With --backend dask: start a local cluster of N worker processes (default: one per core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(game, players, policies, options, seed, no_rotate, from_position, n_games, threads, out,
-             chunk_size, aggregate, ci_halfwidth, backend, scheduler, workers, quiet) -> None:
+             chunk_size, aggregate, ci_halfwidth, metrics, backend, scheduler, workers, quiet) -> None:
     """Play many games of GAME and print win rates per seat with 95% Wilson intervals.
 
     \b
     Example:
       sheepsim simulate battlesheep -p 2 -n 20000 --policy greedy --policy random --seed 1
       sheepsim simulate pig -n 100000 --policy hold:t=20 --policy hold:t=25 --out runs/pig
+      sheepsim simulate hiboufou -p 3 -n 20000 --policy greedy --metrics
     """
     from .policies import seat_specs
     from .runner import simulate as run
@@ -307,7 +312,7 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
     start_file = from_position or _deck_option()
     result = run(g, rules, specs, n_games, seed, threads, not no_rotate, position, out, chunk_size,
                  progress=not quiet and sys.stderr.isatty(), aggregate=aggregate, ci_halfwidth=ci_halfwidth,
-                 backend=backend, scheduler=scheduler, workers=workers,
+                 backend=backend, scheduler=scheduler, workers=workers, metrics=metrics,
                  start_file=None if start_file is None else str(start_file),
                  notify=None if quiet else functools.partial(click.echo, err=True))
     click.echo(summary_text(g, result))

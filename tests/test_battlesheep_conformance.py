@@ -67,7 +67,7 @@ def _run(rules, policy="mixed", seed=11, first=0, n=300, rotate=True):
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     W.run_blocks(PL.play_blocks, (ra, initial_state(rules), slot_ids, slot_params, rotate, np.uint64(seed), first,
-                                  out, faults))
+                                  out, faults, W.NO_METRICS))
     assert not faults.any()
     return out
 

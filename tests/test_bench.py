@@ -15,11 +15,12 @@ from conftest import assert_bad, run_cli
 from sheepsim import bench as B
 from sheepsim.games import all_games
 
-COLUMNS = ["game", "players", "policy", "games/s 1t", "games/s 2t", "speed-up", "effic.", "cpu/wall", "ref games/s",
+COLUMNS = ["game", "players", "policy", "games/s 1t", "games/s 2t", "speed-up", "effic.", "cpu/wall", "metrics on",
+           "ref games/s",
            "ratio 1t", "ratio 2t", "cold s", "warm s"]
 ROW_KEYS = {"game", "players", "policy", "more", "workload", "games_per_s_1t", "games_per_s_nt", "threads", "speed_up",
             "efficiency", "cpu_per_wall_nt", "reference_games_per_s", "ratio", "ratio_nt", "cold_start_s",
-            "warm_start_s"}
+            "warm_start_s", "metrics_games_per_s_1t", "metrics_cost"}
 
 
 @pytest.fixture

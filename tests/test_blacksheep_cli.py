@@ -104,7 +104,7 @@ def test_simulate_mixed_policies_writes_parquet_equal_to_the_kernel(tmp_path):
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     W.run_blocks(P.play_blocks, (R.to_array(R.make(3)), np.zeros(1, dtype=np.int32),
                  np.array([POL.THRESHOLD, POL.RISK, POL.RANDOM], dtype=np.int64), params, True, np.uint64(7), 0, rows,
-                 faults))
+                 faults, W.NO_METRICS))
     assert not faults.any()
     for column, o in (("winner", E.O_WINNER), ("turns", E.O_TURNS), ("draws", E.O_DRAWS),
                       ("decisions", E.O_DECISIONS), ("capped", E.O_CAPPED)):

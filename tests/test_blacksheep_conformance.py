@@ -270,7 +270,8 @@ def run(rules, kind="mixed", seed=11, first=0, n=400, rotate=True):
     ids, params = _seats(kind, rules.num_players)
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-    W.run_blocks(P.play_blocks, (R.to_array(rules), AUX, ids, params, rotate, np.uint64(seed), first, out, faults))
+    W.run_blocks(P.play_blocks, (R.to_array(rules), AUX, ids, params, rotate, np.uint64(seed), first, out, faults,
+                                 W.NO_METRICS))
     assert not faults.any()
     return out
 

@@ -142,7 +142,7 @@ def test_kernel_matches_reference(players, options, deck, profiles, games):
         # the chunk kernel plays the same game
         out = np.zeros((1, E.O_SIZE), dtype=np.int32)
         faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-        W.run_blocks(P.play_blocks, (arr, deck_arr, ids, params, True, np.uint64(7), game, out, faults))
+        W.run_blocks(P.play_blocks, (arr, deck_arr, ids, params, True, np.uint64(7), game, out, faults, W.NO_METRICS))
         assert not faults.any()
         assert (out[0, :E.O_ROTATION] == row[:E.O_ROTATION]).all() and (out[0, E.O_ROTATION + 1:] ==
                                                                         row[E.O_ROTATION + 1:]).all()
@@ -187,7 +187,7 @@ def test_kernel_and_reference_agree_in_distribution():
     n_k = 60_000
     out = np.zeros((n_k, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
-    W.run_blocks(P.play_blocks, (arr, deck, ids, params, False, np.uint64(5), 0, out, faults))
+    W.run_blocks(P.play_blocks, (arr, deck, ids, params, False, np.uint64(5), 0, out, faults, W.NO_METRICS))
     assert not faults.any()
     k_rate = (out[:, E.O_WINNER] == 0).mean()
     rng = random.Random(5)

@@ -1,5 +1,6 @@
 """Experience metrics (analysis/experience.py): the definitions on hand-made trajectories,
-and the replayed trajectory against an independent reading of Pig's decision log."""
+the replayed trajectory against an independent reading of Pig's decision log, and the
+kernels' running tally (games/tally.py) against the definitions, game by game."""
 
 import math
 
@@ -9,6 +10,7 @@ import pytest
 from sheepsim.analysis import experience as X
 from sheepsim.games import get_game
 from sheepsim.games import wrappers as W
+from sheepsim.games.tally import METRICS, M_SIZE
 from sheepsim.policies import seat_specs
 from sheepsim.start import kernel_aux
 
@@ -97,3 +99,104 @@ def test_the_last_sample_ranks_the_winner_first(name, players, policy):
         if bin(mask).count("1") == 1:
             w = mask.bit_length() - 1
             assert samples[-1][w] == samples[-1].max()
+
+
+KERNEL_CASES = [("pig", 2, ["hold:t=15", "hold:t=25"], {"goal": 50}), ("pig", 2, ["random", "hold:t=20"], {}),
+                ("battlesheep", 3, ["greedy", "random", "greedy"], {}),
+                ("battlesheep", 2, ["random"], {"board": "random"}),
+                ("blacksheep", 4, ["threshold:k=7", "random", "threshold:k=5", "threshold:k=9"], {}),
+                ("blacksheep", 2, ["risk:p=0.2"], {}),
+                ("hiboufou", 3, ["greedy", "random", "defensive"], {}), ("hiboufou", 5, ["random"], {})]
+
+
+@pytest.mark.parametrize("name,players,policies,options", KERNEL_CASES)
+def test_the_kernels_metrics_are_the_reference_game_by_game(name, players, policies, options):
+    """The kernels' running tally (games/tally.py) against the reference read off each
+    game's replayed trajectory (experience.metrics), for every game of a chunk; the
+    rows do not change when the tally is on."""
+    game = get_game(name)
+    rules = game.make_rules(players, options)
+    specs = seat_specs(name, policies, players)
+    arr = game.to_array(rules)
+    aux = kernel_aux(game, rules, None, specs)
+    n = 40
+    plain = game.play_chunk(arr, aux, specs, True, 3, 100, n)
+    tallied = np.full((n, M_SIZE), -7.0)
+    rows = game.play_chunk(arr, aux, specs, True, 3, 100, n, tallied)
+    assert np.array_equal(rows, plain)
+    cow = game.play.E.O_COWINNERS
+    seen_changes = 0
+    for i in range(n):
+        ref = X.metrics(X.trajectory(game.play, arr, aux, specs, True, 3, 100 + i), int(rows[i, cow]))
+        got = dict(zip(METRICS, tallied[i]))
+        assert got["rounds"] == ref.rounds and got["lead_changes"] == ref.lead_changes, i
+        for key in ("decided_at", "comeback"):
+            want = getattr(ref, key)
+            assert (math.isnan(got[key]) and math.isnan(want)) or got[key] == want, (i, key)
+        assert got["drama"] == pytest.approx(ref.drama, rel=1e-12, abs=1e-12), i
+        seen_changes += ref.lead_changes > 0
+    assert seen_changes > 0 or name == "battlesheep"     # the check saw leads change hands
+
+
+def _bobby_trajectory(arr, deck, ids, params, seed, game, players):
+    """Bobby Sitter's samples, read by stepping its engine from Python through the
+    flips of the kernel's own log: the tokens before the first flip, whenever the
+    flipper is below the previous one (the flip has gone round the table), and at
+    the end."""
+    from sheepsim.games import driver
+    from sheepsim.games.bobbysitter import engine as BE
+    from sheepsim.games.bobbysitter import play as BP
+    from sheepsim.rng import streams
+    slots = W.seat_slots(game, players, True, BP.MAX_PLAYERS)
+    log = np.zeros((5000, BP.LOG_COLS), dtype=np.int32)
+    log_times = np.zeros((5000, BP.MAX_PLAYERS))
+    row = np.zeros(BE.O_SIZE, dtype=np.int32)
+    fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
+    flips = BP.replay(arr, deck, ids, params, slots, streams(seed, game, BP.N_STREAMS), game, row, log, log_times,
+                      fault)
+    assert 0 < flips <= len(log) and not fault.any()
+    rng = streams(seed, game, BP.N_STREAMS)[BP.DECK_STREAM]
+    s = np.empty(BE.STATE_SIZE, dtype=np.int32)
+    BE.setup(s, arr, deck, rng, slots)
+    grab, loss = np.zeros(BP.MAX_PLAYERS, dtype=np.int32), np.zeros(BP.MAX_PLAYERS, dtype=np.int32)
+    samples, last = [], players
+    for t in range(flips):
+        flipper = int(s[BE.H_FLIPPER])
+        assert flipper == log[t, 0]
+        if flipper < last:
+            samples.append([float(s[BE.TOKENS + q]) for q in range(players)])
+        last = flipper
+        card = BE.draw_card(s, arr, rng)
+        grab[:] = log[t, 3:3 + BP.MAX_PLAYERS]
+        BE.resolve(s, arr, deck[card], grab, log_times[t].copy(), loss)
+    assert s[BE.H_FLIPPER] < 0
+    samples.append([float(s[BE.TOKENS + q]) for q in range(players)])
+    return np.array(samples), int(row[BE.O_COWINNERS])
+
+
+@pytest.mark.parametrize("players,policies,options", [(3, ["child", "adult", "adult"], {}),
+                                                      (4, ["adult"], {"flip_cap": 15})])
+def test_bobby_sitters_metrics_are_the_reference_game_by_game(players, policies, options):
+    game = get_game("bobbysitter")
+    rules = game.make_rules(players, options)
+    specs = seat_specs("bobbysitter", policies, players)
+    arr = game.to_array(rules)
+    aux = kernel_aux(game, rules, None, specs)
+    ids, params = W.policy_arrays(specs)
+    n = 30
+    tallied = np.zeros((n, M_SIZE))
+    rows = game.play_chunk(arr, aux, specs, True, 9, 0, n, tallied)
+    assert np.array_equal(rows, game.play_chunk(arr, aux, specs, True, 9, 0, n))
+    changes = 0
+    for g in range(n):
+        samples, winners = _bobby_trajectory(arr, aux, ids, params, 9, g, players)
+        assert winners == rows[g, game.play.O_COWINNERS]
+        ref = X.metrics(samples, winners)
+        got = dict(zip(METRICS, tallied[g]))
+        assert (got["rounds"], got["lead_changes"]) == (ref.rounds, ref.lead_changes), g
+        for key in ("decided_at", "comeback"):
+            want = getattr(ref, key)
+            assert (math.isnan(got[key]) and math.isnan(want)) or got[key] == want, (g, key)
+        assert got["drama"] == pytest.approx(ref.drama, rel=1e-12, abs=1e-12), g
+        changes += ref.lead_changes
+    assert changes > 0

@@ -131,7 +131,7 @@ def _run(players, options, policy, n, first=0, chunk=None):
     for lo in range(0, n, step):
         faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
         W.run_blocks(P.play_blocks, (arr, masks, ids, params, True, np.uint64(99), first + lo, out[lo:lo + step],
-                                     faults))
+                                     faults, W.NO_METRICS))
         assert not faults.any()
     return out
 

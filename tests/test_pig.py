@@ -94,7 +94,7 @@ def run_rows(rules, specs, seed=11, first=0, n=2000, rotate=True):
     out = np.zeros((n, E.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
     W.run_blocks(PL.play_blocks, (RU.to_array(rules), initial_state(rules), ids, params, rotate, np.uint64(seed),
-                                  first, out, faults))
+                                  first, out, faults, W.NO_METRICS))
     assert not faults.any()
     return out
 

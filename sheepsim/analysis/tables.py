@@ -221,3 +221,43 @@ def tiebreak_rate(df: pd.DataFrame) -> pd.DataFrame:
     )
     table = _with_rate(table, "tiebreak", "tiebreak", "games")
     return _with_rate(table, "shared", "shared", "games")
+
+
+# The experience metrics (games/tally.py, `--metrics`) the tables report, with what each means.
+EXPERIENCE = (("rounds", "rounds a game lasts (progress samples less one)"),
+              ("lead_changes", "times the sole lead passes to another seat"),
+              ("decided_at", "round from which the sole winner leads for good"),
+              ("decided_share", "decided_at / rounds: how much of the game was still open"),
+              ("comeback", "share of won games whose winner trailed at half-time"),
+              ("drama", "the winner's deficit to the leader, summed over the rounds"))
+
+
+def experience_from(stats: Mapping[str, tuple[float, float, int]]) -> pd.DataFrame:
+    """The experience table from each metric's (mean, sample SD, n): the mean with a
+    normal 95% interval, the comeback share with a Wilson interval. n counts the games
+    the metric is defined for (decided_at, decided_share, comeback: games with a sole
+    winner)."""
+    rows = []
+    for name, meaning in EXPERIENCE:
+        mean, sd, n = stats[name]
+        if name == "comeback":
+            lo, hi = wilson_interval(int(round(mean * n)) if n else 0, n)
+        else:
+            lo, hi = mean_interval(mean, sd, n)
+        rows.append({"metric": name, "mean": mean, "mean_lo": float(lo), "mean_hi": float(hi), "games": n,
+                     "meaning": meaning})
+    return pd.DataFrame(rows)
+
+
+def experience_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """The experience metrics of a run with --metrics (None without them): one row per
+    metric (experience_from)."""
+    if not all(name in df for name, _ in EXPERIENCE):
+        return None
+    stats = {}
+    for name, _ in EXPERIENCE:
+        x = df[name].to_numpy(dtype=np.float64)
+        x = x[~np.isnan(x)]
+        stats[name] = (float(x.mean()) if len(x) else float("nan"),
+                       float(x.std(ddof=1)) if len(x) > 1 else float("nan"), len(x))
+    return experience_from(stats)

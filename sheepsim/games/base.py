@@ -29,7 +29,8 @@ class GameSpec:
     # JSON-able object the runner records in the manifest (`start_position`): a position
     # (Battle Sheep, --from-position), {"deck": <read_deck's data>} (--deck), or None.
     initial_state: Callable[[Rules, dict | None], np.ndarray]
-    # (rules_arr, init, specs, rotate, seed, first, n) -> int32 rows
+    # (rules_arr, init, specs, rotate, seed, first, n, metrics=None) -> int32 rows; with
+    # metrics, float64[n, tally.M_SIZE], also each game's experience metrics (games/tally.py)
     play_chunk: Callable[..., np.ndarray]
     # (rows, rules, specs, seed, first) -> per-game DataFrame with the generic columns
     frame: Callable[..., Any]

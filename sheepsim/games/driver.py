@@ -21,7 +21,7 @@ tool (search agents, per-turn metrics, the tuner) use only these:
                                             (float64 out[seat]: pastures occupied,
                                             triplets and zoo cards, captured cards,
                                             tokens, banked points), for search cut-offs
-                                            and per-turn metrics
+                                            and the experience metrics (tally.py)
     determinize(s, rules, aux, seat, rng)   hidden-information games (Bye-Bye Black
                                             Sheep, Hiboufou): re-deal, in place, every
                                             card `seat` cannot see, uniformly among the
@@ -84,6 +84,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from ..rng import seed_stream
+from . import tally as TL
 from .fast import CHECKED, array as _arr, pointer as _ptr
 
 NATURE = -2
@@ -92,7 +93,8 @@ FAULT_ILLEGAL, FAULT_NO_LEGAL, FAULT_TOO_LONG = 1, 2, 3
 FAULT_SIZE = 8              # code, game, seat, decision, then up to 4 action values
 BLOCKS = 64                 # a chunk is shared out in at most this many blocks
 # each game's GAME tuple (play.py), by position: what the driver's `game` argument holds
-G_STATE_SIZE, G_MAX_ACTIONS, G_ACTION_SIZE, G_LUCK, G_POLICY, G_STREAMS, G_ROTATION, G_MAX_PLAYERS = range(8)
+G_STATE_SIZE, G_MAX_ACTIONS, G_ACTION_SIZE, G_LUCK, G_POLICY, G_STREAMS, G_ROTATION, G_MAX_PLAYERS, G_COWINNERS = \
+    range(9)
 # a fault row: code, game, seat, decision, then the action from F_ACTION on
 F_CODE, F_GAME, F_SEAT, F_DECISION, F_ACTION = range(5)
 
@@ -160,19 +162,27 @@ def _buffers(game):
     buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
     scratch = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
     legal_buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
-    return state, buf, scratch, legal_buf
+    return state, (buf, scratch, legal_buf)
 
 
 @njit(inline="always")
-def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-              state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf, scratch,
-              legal_buf, g, row, log, fault):
+def play_game(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
+              game, state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buffers, g,
+              row, log, fault, tally):
     """Play game g from `start` to its end; write its row; return the decisions taken,
     or -1 after a fault. `state`, `rules_arr`, `aux_arr` are the arrays and `s`, `rules`,
-    `aux` their views (made once a block). `log` is None (the chunk kernels: logging
-    is compiled out, a test per decision saved) or int32 rows: decision t is logged
-    as (actor, action..., chance) while it fits."""
+    `aux` their views (made once a block); `buffers` the block's (buf, scratch,
+    legal_buf). `log` is None (the chunk kernels: logging is compiled out, a test per
+    decision saved) or int32 rows: decision t is logged as (actor, action..., chance)
+    while it fits. `tally` is the block's experience tally (tally.py): when it is on,
+    progress is sampled at each round's start and at the end, and the game's metrics
+    are left in its row. (One tuple for the buffers: CPython passes more than 30
+    positional arguments as *args, which numba's inliner refuses.)"""
+    buf, scratch, legal_buf = buffers
     luck_base, policy_base = game[G_LUCK], game[G_POLICY]
+    players = rules_arr[0]
+    tally = unmanaged_tally(tally)
+    tallying = tally[0]
     # The driver's own arrays without reference counts (fast.py): a row view of a
     # managed array (a seat's streams and parameters, at each change of actor) and
     # every call passing one cost atomic counts, measured at up to a fifth of a game
@@ -184,8 +194,11 @@ def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, 
     slot_ids = _ptr(slot_ids)
     seat_slot = _ptr(seat_slot)
     start(s, rules, aux_arr, view(rngs[0]))
+    if tallying:
+        TL.begin(tally, players)
     t = 0
     seat = -3
+    decided = players          # the seat that decided last (players: none yet)
     pid = 0
     params = slot_params[0]
     policy_rng = luck = rngs[0]
@@ -203,6 +216,10 @@ def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, 
                 params = slot_params[slot]
                 policy_rng = rngs[policy_base + who]
                 luck = rngs[luck_base + who]
+                if tallying and who < decided:
+                    # the turn has gone round the table: a round starts (tally.py)
+                    TL.sample(progress, s, rules, players, tally)
+                decided = who
             else:
                 luck = rngs[0]
         if who == NATURE:
@@ -235,7 +252,18 @@ def play_game(start, actor, legal, nature, chance, step, outcome, choose, user, 
             return -1
         step(s, rules, aux, action, c)
     outcome(s, rules, row)
+    if tallying:
+        TL.end(progress, s, rules, players, row[game[G_COWINNERS]], tally)
     return t
+
+
+@njit(inline="always")
+def unmanaged_tally(tally):
+    """The tally's arrays without reference counts (fast.py): each sample passes them
+    to the progress hook, and the counts cost as much as the tally itself (Bobby
+    Sitter, measured)."""
+    on, prog, deficit, trail, st, row = tally
+    return on, _arr(prog), _arr(deficit), _arr(trail), _arr(st), _arr(row)
 
 
 @njit(inline="always")
@@ -258,16 +286,21 @@ def seat_slots(g, players, rotate, seat_slot):
 
 
 @njit(inline="always")
-def play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
+def play_blocks(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
+                game, rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo,
+                b_hi):
     """Games first .. first + len(out) - 1 of a run, one row of `out` each, in
     min(len(out), BLOCKS) blocks, of which this plays blocks b_lo .. b_hi - 1 in turn.
     Game g's row depends only on (rules, aux, policies, seed, g): blocks only share out
     the work (wrappers.run_blocks gives contiguous runs of them to Python threads), so
     any thread count gives the same rows.
 
+    `metrics` is float64[len(out), tally.M_SIZE] for each game's experience metrics
+    (tally.py), or with no rows to play without them (the tally is then skipped at
+    each test; `sheepsim bench` measures both).
+
     `game` is the engine's constants (STATE_SIZE, MAX_ACTIONS, ACTION_SIZE, LUCK, POLICY,
-    N_STREAMS, O_ROTATION, MAX_PLAYERS); the hooks are the engine's, `choose` the
+    N_STREAMS, O_ROTATION, MAX_PLAYERS, O_COWINNERS); the hooks are the engine's, `choose` the
     built-in dispatcher, `user` the user-policy dispatcher, `view` fast.pointer or
     fast.array. Call it from a module-level @njit(cache=True, nogil=True) kernel: the
     kernel releases the GIL, so the threads run at once. numba's parallel lowering
@@ -276,8 +309,9 @@ def play_blocks(start, actor, legal, nature, chance, step, outcome, choose, user
     54 s, measured)."""
     for b in range(b_lo, min(b_hi, min(out.shape[0], BLOCKS))):
         lo, hi = block_games(out.shape[0], b)
-        play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                   rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults[b], lo, hi)
+        play_block(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
+                   game, rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, faults[b], metrics, lo,
+                   hi)
 
 
 @njit(inline="always")
@@ -288,9 +322,10 @@ def block_games(n, b):
 
 
 @njit(inline="always")
-def play_block(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-               rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, fault, lo, hi):
-    state, buf, scratch, legal_buf = _buffers(game)
+def play_block(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
+               game, rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, fault, metrics, lo, hi):
+    state, buffers = _buffers(game)
+    tally = TL.buffers(metrics.shape[0] > 0, game[G_MAX_PLAYERS])
     rngs = np.empty((game[G_STREAMS], 4), dtype=np.uint64)         # uint64[4] a stream (rng.py)
     seat_slot = np.zeros(game[G_MAX_PLAYERS], dtype=np.int64)
     players = rules_arr[0]
@@ -299,34 +334,37 @@ def play_block(start, actor, legal, nature, chance, step, outcome, choose, user,
         g = first + i
         seed_game(seed, g, players, game[G_LUCK], game[G_POLICY], rngs)
         rot = seat_slots(g, players, rotate, seat_slot)
-        if play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                     state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,
-                     scratch, legal_buf, g, out[i], None, fault) < 0:
+        if play_game(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
+                     game, state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buffers,
+                     g, out[i], None, fault, tally) < 0:
             return
         out[i, game[G_ROTATION]] = rot
+        if tally[0]:
+            metrics[i, :] = tally[-1]
 
 
 @njit(inline="always")
-def replay(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
+def replay(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view, game,
            rules_arr, aux_arr, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     """One game as the chunk kernel plays it, keeping its log (trace, tests); returns
     the decisions taken (more than log's rows: replay with a longer log), -1 on a fault."""
-    state, buf, scratch, legal_buf = _buffers(game)
+    state, buffers = _buffers(game)
     s, rules, aux = view(state), view(rules_arr), view(aux_arr)
-    return play_game(start, actor, legal, nature, chance, step, outcome, choose, user, last_builtin, view, game,
-                     state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buf,
-                     scratch, legal_buf, g, row, log, fault)
+    return play_game(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
+                     game, state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs,
+                     buffers, g, row, log, fault, TL.buffers(False, game[G_MAX_PLAYERS]))
 
 
 _USER_KERNELS = """
-def play_blocks_user(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
-    play_blocks(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
-                H_GAME, rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi)
+def play_blocks_user(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo, b_hi):
+    play_blocks(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_PROGRESS, H_CHOOSE, H_USER,
+                H_LAST, H_VIEW, H_GAME, rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics,
+                b_lo, b_hi)
 
 
 def replay_user(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return replay(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_CHOOSE, H_USER, H_LAST, H_VIEW,
-                  H_GAME, rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)
+    return replay(H_START, H_ACTOR, H_LEGAL, H_NATURE, H_CHANCE, H_STEP, H_OUTCOME, H_PROGRESS, H_CHOOSE, H_USER,
+                  H_LAST, H_VIEW, H_GAME, rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)
 """
 
 
@@ -353,7 +391,7 @@ def user_kernels(play, user, search=False):
 
     The hooks are globals of generated source, not closure variables: numba's inliner
     confused the free variables of a closure with the inlined driver's own names."""
-    names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_CHOOSE")
+    names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_PROGRESS", "H_CHOOSE")
     hooks = play.HOOKS[:-1] + (play.choose_search_called,) if search else play.HOOKS
     namespace = dict(zip(names, (called(hook) for hook in hooks)))
     if search:

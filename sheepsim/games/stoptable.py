@@ -247,7 +247,7 @@ def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amou
                  far_from, reach, lo, hi):
     # plain arrays, not fast.py's views: a view does not keep its array alive, and these
     # are the kernel's own (the probes cost two play-outs each, so the views' saving is small)
-    s, bufv, scratch, _ = _buffers(game)
+    s, (bufv, scratch, _) = _buffers(game)
     f = np.empty(game[G_STATE_SIZE], dtype=np.int32)
     streams = game[G_STREAMS]
     rngs = np.empty((streams + 1, 4), dtype=np.uint64)      # the game's streams, then the probe stream

@@ -21,8 +21,10 @@ import pandas as pd
 from ..errors import SheepsimError
 from ..policies import PolicyDef, PolicySpec
 from . import driver
+from .tally import M_SIZE
 
 _kernels: dict[tuple, Any] = {}
+NO_METRICS = np.zeros((0, M_SIZE))     # a block kernel's `metrics` for a run without them
 
 # The one user-policy signature of every turn-based game (driver.py); Bobby Sitter's
 # player models keep theirs (play.USER_ARGS)
@@ -204,14 +206,20 @@ def _typing_errors(play, specs: list[PolicySpec]):
 
 
 def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,
-               first: int, n: int) -> np.ndarray:
+               first: int, n: int, metrics: np.ndarray | None = None) -> np.ndarray:
     """Rows of games first .. first + n - 1; `play` is the game's play module (with
-    `play_blocks`, `user_kernels` and GAME). A fault (a user policy's illegal action)
-    raises a one-line SheepsimError naming the policy, game, seat and action."""
+    `play_blocks`, `user_kernels` and GAME). With `metrics`, float64[n, tally.M_SIZE],
+    the kernels also tally each game's experience metrics into it (games/tally.py). A
+    fault (a user policy's illegal action) raises a one-line SheepsimError naming the
+    policy, game, seat and action."""
     out = np.zeros((n, play.O_SIZE), dtype=np.int32)
     faults = np.zeros((driver.BLOCKS, driver.FAULT_SIZE), dtype=np.int64)
+    if metrics is None:
+        metrics = NO_METRICS
+    elif metrics.shape != (n, M_SIZE) or metrics.dtype != np.float64:
+        raise ValueError(f"metrics must be float64[{n}, {M_SIZE}], not {metrics.dtype}{list(metrics.shape)}")
     ids, params = policy_arrays(specs)
-    args = (rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults)
+    args = (rules_arr, aux, ids, params, rotate, np.uint64(seed), first, out, faults, metrics)
     kernel = builtin_kernel(play, specs)
     if user_policies(specs):
         kernel = user_kernels(play, specs)[0]
@@ -227,7 +235,7 @@ def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicyS
 def run_blocks(kernel, args: tuple) -> None:
     """Every block of a chunk through a block kernel (a game's cached play_blocks or a
     user-policy one) taking `args` (rules, aux, slot_ids, slot_params, rotate, seed,
-    first, out, faults) and a block range: contiguous runs of the min(len(out),
+    first, out, faults, metrics) and a block range: contiguous runs of the min(len(out),
     BLOCKS) blocks go to numba's thread count (numba.set_num_threads) of Python
     threads, which run at once because the kernels release the GIL. Each block writes
     only its own rows and fault row, so the rows are the same for any thread count."""

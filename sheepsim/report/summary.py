@@ -41,6 +41,7 @@ class _Counts:
     length: dict[str, float]    # mean, mean_lo, mean_hi, median (median_lo, median_hi), q25, q75, p90, p99
     tiebreak: int | None        # games decided by the tie-break (games that have one)
     exact: bool                 # quantiles exact from a histogram (aggregate mode)
+    experience: pd.DataFrame | None = None      # the --metrics table (analysis.tables.experience_table)
 
 
 def _from_rows(df: pd.DataFrame, several_policies: bool) -> _Counts:
@@ -51,7 +52,8 @@ def _from_rows(df: pd.DataFrame, several_policies: bool) -> _Counts:
     if "tiebreak" in df:
         tiebreak = int(T.tiebreak_rate(df).iloc[0]["tiebreak"])
     return _Counts(T.seat_table(df), T.policy_table(df) if several_policies else None, len(df),
-                   int(no_winner.sum()) - shared, shared, int(df["capped"].sum()), length, tiebreak, False)
+                   int(no_winner.sum()) - shared, shared, int(df["capped"].sum()), length, tiebreak, False,
+                   T.experience_table(df))
 
 
 def _from_aggregate(agg: A.Aggregate, several_policies: bool) -> _Counts:
@@ -59,7 +61,7 @@ def _from_aggregate(agg: A.Aggregate, several_policies: bool) -> _Counts:
     return _Counts(A.seat_table(agg), A.policy_table(agg) if several_policies else None, agg.games,
                    undecided - (shared or 0), shared, int(agg.sums.get("capped", 0)),
                    A.length_summary(agg), agg.decided_true["tiebreak"] if "tiebreak" in agg.decided_true else None,
-                   True)
+                   True, A.experience_table(agg))
 
 
 def _wrap(text: str) -> list[str]:
@@ -200,6 +202,7 @@ def summary_tables(game, run) -> dict[str, Any]:
         "outcomes": {"games": c.games, "draws": c.draws, "shared_wins": c.shared, "capped": c.capped,
                      "tiebreak": c.tiebreak, "chi2_p": c.seats.attrs["chi2_p"]},
         "length": {"unit": game.turn_unit, **c.length},
+        "experience": None if c.experience is None else c.experience.to_dict("records"),
     })
 
 
@@ -240,9 +243,22 @@ def summary_text(game, run) -> str:
     if c.policies is not None:
         lines += ["", "Win rate by policy (all seats):", _table(c.policies, POLICY_COLUMNS)]
     lines += [""] + _length(c, game)
+    if c.experience is not None:
+        lines += ["", "Experience (--metrics; progress sampled at each round's start; 95% intervals):",
+                  _experience(c.experience)]
     if m.get("peak_rss_mb") and run.aggregate is not None:
         lines.append(f"peak memory (RSS) of this process: {m['peak_rss_mb']:,.0f} MB")
     return "\n".join(lines + _stop(m))
+
+
+def _experience(table: pd.DataFrame) -> str:
+    share = {"comeback", "decided_share"}       # shares as percentages, the rest in rounds or progress
+    rows = [[r.metric, format_interval(r.mean, r.mean_lo, r.mean_hi, percent=r.metric in share, floatfmt=".2f"),
+             f"{r.games:,}", r.meaning] for r in table.itertuples()]
+    head = ["metric", "mean [95% CI]", "games", "what it is"]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+                     for cells in [head, ["-" * w for w in widths], *rows])
 
 
 def _count(n: int, noun: str) -> str:

@@ -16,6 +16,10 @@ addition), and its size depends on the value ranges seen, not on the number of g
     sums[col], sumsq[col]     sum and sum of squares of every other integer/bool column
                               (e.g. stuck, rolls, herd_0, capped, tiebreak)
     decided_true[col]         bool columns only: games with col true and a sole winner
+    floats[col]               float columns (the experience metrics: decided_share, drama,
+                              ...): [values that are not NaN, their sum, their sum of
+                              squares], each value first rounded to a multiple of 1/FLOAT_UNIT
+                              so that sums are integers too (a mean is exact to 5e-7)
 
 It is computed from a chunk's per-game frame (the same frame the rows mode stores),
 so every game gets it without writing code of its own.
@@ -35,6 +39,7 @@ import pandas as pd
 _OWN = {"game", "seed", "rotation", "num_players", "winner", "cowinners", "turns"}
 # Squares of values up to this fit int64 for any chunk of up to 2**21 games.
 _SMALL = 2**20
+FLOAT_UNIT = 10**6          # float columns are counted in millionths
 
 
 @dataclass
@@ -53,6 +58,7 @@ class Aggregate:
     sums: Counter = field(default_factory=Counter)
     sumsq: Counter = field(default_factory=Counter)
     decided_true: Counter = field(default_factory=Counter)
+    floats: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         p = self.players
@@ -61,6 +67,7 @@ class Aggregate:
         self.scores = [Counter(c) for c in self.scores] or [Counter() for _ in range(p)]
         self.turns, self.sums = Counter(self.turns), Counter(self.sums)
         self.sumsq, self.decided_true = Counter(self.sumsq), Counter(self.decided_true)
+        self.floats = {k: [int(x) for x in v] for k, v in self.floats.items()}
 
     def add(self, other: "Aggregate") -> "Aggregate":
         """Add `other`'s counts to this one (in place) and return self."""
@@ -82,6 +89,9 @@ class Aggregate:
         self.sums.update(other.sums)
         self.sumsq.update(other.sumsq)
         self.decided_true.update(other.decided_true)
+        for name, theirs in other.floats.items():
+            mine = self.floats.setdefault(name, [0, 0, 0])
+            self.floats[name] = [a + b for a, b in zip(mine, theirs)]
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,7 +104,8 @@ class Aggregate:
                 "policy": {k: self.policy[k] for k in sorted(self.policy)},
                 "turns": hist(self.turns), "scores": [hist(c) for c in self.scores],
                 "sums": dict(sorted(self.sums.items())), "sumsq": dict(sorted(self.sumsq.items())),
-                "decided_true": dict(sorted(self.decided_true.items()))}
+                "decided_true": dict(sorted(self.decided_true.items())),
+                "floats": {k: self.floats[k] for k in sorted(self.floats)}}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Aggregate":
@@ -104,7 +115,8 @@ class Aggregate:
                    shared_games=d.get("shared_games"), seat_wins=d["seat_wins"],
                    seat_shared=d["seat_shared"], policy={k: dict(v) for k, v in d["policy"].items()},
                    turns=hist(d["turns"]), scores=[hist(h) for h in d["scores"]], sums=Counter(d["sums"]),
-                   sumsq=Counter(d["sumsq"]), decided_true=Counter(d["decided_true"]))
+                   sumsq=Counter(d["sumsq"]), decided_true=Counter(d["decided_true"]),
+                   floats=d.get("floats", {}))
 
     def to_json(self) -> bytes:
         return (json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n").encode()
@@ -128,6 +140,23 @@ def _sum_and_squares(values: np.ndarray) -> tuple[int, int]:
         xs = [int(v) for v in x]
         return sum(xs), sum(v * v for v in xs)
     return int(x.sum()), int(np.dot(x, x))
+
+
+def _float_counts(values: np.ndarray) -> list[int]:
+    """[values not NaN, sum, sum of squares], in units of 1/FLOAT_UNIT (Python integers:
+    the squares outgrow int64)."""
+    units = np.rint(values[~np.isnan(values)] * FLOAT_UNIT).astype(np.int64).tolist()
+    return [len(units), sum(units), sum(u * u for u in units)]
+
+
+def float_mean_sd(counts: list[int]) -> tuple[float, float, int]:
+    """(mean, sample SD, n) of a float column from its counts (NaN when n < 1, < 2)."""
+    n, s, ss = counts
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    mean = s / n / FLOAT_UNIT
+    var = (ss - s * s / n) / (n - 1) / FLOAT_UNIT**2 if n > 1 else float("nan")
+    return mean, max(var, 0.0) ** 0.5 if n > 1 else float("nan"), n
 
 
 def aggregate_frame(df: pd.DataFrame, players: int) -> Aggregate:
@@ -162,6 +191,9 @@ def aggregate_frame(df: pd.DataFrame, players: int) -> Aggregate:
         values = df[name].to_numpy()
         if values.dtype == bool:
             agg.decided_true[name] = int((values & decided).sum())
+        elif np.issubdtype(values.dtype, np.floating):
+            agg.floats[name] = _float_counts(values)
+            continue
         elif not np.issubdtype(values.dtype, np.integer):
             continue
         agg.sums[name], agg.sumsq[name] = _sum_and_squares(values)
@@ -239,3 +271,20 @@ def length_summary(agg: Aggregate) -> dict[str, float]:
     for name, q in (("median", 0.5), ("q25", 0.25), ("q75", 0.75), ("p90", 0.9), ("p99", 0.99)):
         out[name] = hist_quantile(agg.turns, q)
     return out
+
+
+def experience_table(agg: Aggregate) -> pd.DataFrame | None:
+    """analysis.tables.experience_table from counts (None for a run without --metrics):
+    rounds and lead changes from their integer sums, the float metrics from `floats`."""
+    from ..analysis.tables import EXPERIENCE, experience_from
+    if "drama" not in agg.floats:
+        return None
+    stats = {}
+    for name, _ in EXPERIENCE:
+        if name in agg.floats:
+            stats[name] = float_mean_sd(agg.floats[name])
+        else:
+            n, s, ss = agg.games, agg.sums[name], agg.sumsq[name]
+            sd = ((ss - s * s / n) / (n - 1)) ** 0.5 if n > 1 else float("nan")
+            stats[name] = (s / n if n else float("nan"), sd, n)
+    return experience_from(stats)

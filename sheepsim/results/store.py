@@ -44,7 +44,7 @@ LOCK = ".lock"
 FORMAT = "sheepsim-run/2"
 # The manifest fields that determine the results (not timing, versions or backend).
 IDENTITY = ("game", "game_version", "rules", "policies", "seed", "games", "rotate", "start_position",
-            "mode", "ci_halfwidth")
+            "mode", "ci_halfwidth", "metrics")
 
 Payload = pd.DataFrame | Aggregate
 
@@ -113,6 +113,7 @@ def _inspect(out: Path, manifest: dict[str, Any], chunk_size: int | None) -> tup
         raise SheepsimError(f"{existing} is not a sheepsim manifest; choose an empty --out folder")
     old.setdefault("mode", "rows")            # written before aggregate mode existed
     old.setdefault("ci_halfwidth", None)
+    old.setdefault("metrics", False)          # written before the experience metrics existed
     if any(old.get(k) != manifest.get(k) for k in IDENTITY):
         raise SheepsimError(f"{out} holds a different run ({_describe_difference(old, manifest)}); "
                             f"run the same command to resume it, or choose an empty --out folder")

@@ -77,11 +77,12 @@ def peak_rss_mb() -> float:
 
 def make_manifest(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, seed: int,
                   chunk_size: int | None, rotate: bool, position: dict | None, mode: str = "rows",
-                  ci_halfwidth: float | None = None) -> dict[str, Any]:
+                  ci_halfwidth: float | None = None, metrics: bool = False) -> dict[str, Any]:
     return {
         "format": "sheepsim-run/2", "game": game.name, "game_version": game.version, "rules": rules.as_dict(),
         "policies": [s.label for s in specs], "seed": seed, "games": games, "chunk_size": chunk_size,
         "rotate": rotate, "start_position": position, "mode": mode, "ci_halfwidth": ci_halfwidth,
+        "metrics": metrics,
         "turn_unit": game.turn_unit, "versions": versions(),
     }
 
@@ -116,11 +117,13 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
              aggregate: bool = False, ci_halfwidth: float | None = None, backend: str = "local",
              scheduler: str | None = None, workers: int | None = None,
              on_chunk: Callable[[int], None] | None = None, start_file: str | None = None,
-             notify: Callable[[str], None] | None = _to_stderr) -> Run:
+             notify: Callable[[str], None] | None = _to_stderr, metrics: bool = False) -> Run:
     """Play `games` games (fewer if `ci_halfwidth` stops the run first) and return their
     results; with `out`, write them chunk by chunk and resume what is there.
 
-    `aggregate` keeps per-chunk counts instead of per-game rows. `backend` is "local"
+    `aggregate` keeps per-chunk counts instead of per-game rows. `metrics` adds each
+    game's experience metrics (games/tally.py: rounds, lead changes, decided_at and its
+    share, comeback, drama) to its row, tallied in the kernels. `backend` is "local"
     (numba `threads`) or "dask" (`scheduler` address, or a LocalCluster of `workers`
     processes with `threads` numba threads each). `on_chunk(index)` is called after each
     chunk is merged. `start_file` names the position or deck file the start was read
@@ -133,7 +136,8 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
         raise SheepsimError(f"--ci-halfwidth must be between 0 and 0.5 (a win-rate half-width), "
                             f"not {ci_halfwidth}")
     mode = "aggregate" if aggregate else "rows"
-    manifest = make_manifest(game, rules, specs, games, seed, chunk_size, rotate, position, mode, ci_halfwidth)
+    manifest = make_manifest(game, rules, specs, games, seed, chunk_size, rotate, position, mode, ci_halfwidth,
+                             metrics)
     manifest["start_file"] = start_file
     old = None
     if out is not None:
@@ -146,7 +150,7 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
     try:
         job = ChunkJob(game.name, rules, game.to_array(rules), init, tuple(s.label for s in specs), rotate,
                        seed, games, chunk_size, aggregate, threads=runner.threads if runner.name == "dask" else None,
-                       plugins=plugins, modules=modules)
+                       plugins=plugins, modules=modules, metrics=metrics)
         manifest.update(runner.info())
         folder = RunFolder(out, manifest, old) if out is not None else None
         try:

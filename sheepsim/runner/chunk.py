@@ -24,6 +24,7 @@ from ..errors import SheepsimError
 from ..options import Rules
 from ..results.store import Payload
 from ..results.aggregate import aggregate_frame
+from ..games.tally import M_SIZE, metric_columns
 
 PLUGIN_PREFIX = "sheepsim_plugin_"       # policies.load_plugin's module names
 
@@ -54,6 +55,7 @@ class ChunkJob:
     threads: int | None = None         # numba threads in the process that plays (None: leave as is)
     plugins: tuple[tuple[str, str], ...] = ()   # (absolute path, sha256) of user policy files
     modules: tuple[str, ...] = ()      # importable modules that register the user policies used
+    metrics: bool = False              # tally each game's experience metrics (games/tally.py)
 
     @property
     def key(self) -> str:
@@ -64,7 +66,7 @@ class ChunkJob:
     def task_key(self) -> str:
         """Same key, same chunk results (names the Dask tasks)."""
         return _digest(self.key, self.rules_arr.tobytes(), self.init.tobytes(), self.rotate, self.seed,
-                       self.games, self.chunk_size, self.aggregate)
+                       self.games, self.chunk_size, self.aggregate, self.metrics)
 
     def bounds(self, index: int) -> tuple[int, int]:
         """(first game, number of games) of chunk `index`."""
@@ -160,8 +162,11 @@ def compute(job: ChunkJob, index: int, prepared: tuple | None = None) -> Payload
         if job.threads:
             from . import set_threads
             set_threads(job.threads)          # thread-local in numba: set in the thread that plays
-        rows = game.play_chunk(job.rules_arr, job.init, specs, job.rotate, job.seed, first, n)
+        metrics = np.zeros((n, M_SIZE)) if job.metrics else None
+        rows = game.play_chunk(job.rules_arr, job.init, specs, job.rotate, job.seed, first, n, metrics)
     df = game.frame(rows, job.rules, specs, job.seed, first)
+    if metrics is not None:
+        df = df.assign(**metric_columns(metrics))
     if job.aggregate:
         return aggregate_frame(df, job.rules.num_players)
     return df

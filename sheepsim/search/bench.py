@@ -129,7 +129,7 @@ def _playouts(PL):
     driver's views of the rules, aux, stream and decision buffer, a plain scratch array,
     a row of the rollout parameters): reference counting alone made a playout several
     times slower."""
-    _start, actor, _legal, nature, chance, step, _outcome, choose = PL.HOOKS
+    _start, actor, _legal, nature, chance, step, _outcome, _progress, choose = PL.HOOKS
     game, view, random_id, rollout_params = PL.GAME, PL.VIEW, PL.SEARCH[M.S_RANDOM], PL.ROLLOUT_PARAMS
 
     @njit

@@ -69,8 +69,9 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return s
 
 
-def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
-    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
+def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
+               metrics: np.ndarray | None = None) -> np.ndarray:
+    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n, metrics)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:

@@ -126,9 +126,10 @@ def check_aux(aux, rules_arr, specs: list[PolicySpec]) -> None:
         stoptable.check_block(aux, w * w * POL.HAND_BANDS * POL.PAIR_BANDS, at=POL.LEARNED_AT)
 
 
-def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
+               metrics: np.ndarray | None = None) -> np.ndarray:
     check_aux(init, rules_arr, specs)
-    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
+    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n, metrics)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:

@@ -17,29 +17,29 @@ from . import policies as P
 LUCK = 1
 POLICY = LUCK + E.MAX_PLAYERS
 GAME = (E.STATE_SIZE, E.MAX_DECISIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
-        E.MAX_PLAYERS)
+        E.MAX_PLAYERS, E.O_COWINNERS)
 # what driver.user_kernels builds the user-policy kernels from
-HOOKS = (E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, P.choose)
+HOOKS = (E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose)
 VIEW = fast.pointer
 LAST_BUILTIN = P.LAST_BUILTIN
 O_SIZE = E.O_SIZE
 
 
 @njit(cache=True, nogil=True)
-def play_blocks(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, P.choose, P.no_user_policies,
-                       P.LAST_BUILTIN, fast.pointer, GAME, rules, aux, slot_ids, slot_params, rotate, seed, first,
-                       out, faults, b_lo, b_hi)
+def play_blocks(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo, b_hi):
+    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
+                       P.no_user_policies, P.LAST_BUILTIN, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
+                       rotate, seed, first, out, faults, metrics, b_lo, b_hi)
 
 
 # replay (trace, tests) calls the hooks rather than inlining them (driver.called): it
 # compiles in seconds and shares the compiled hooks with the user-policy kernels
-R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE = map(driver.called, HOOKS)
+R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE = map(driver.called, HOOKS)
 
 
 @njit(cache=True)
 def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE,
+    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE,
                          P.no_user_policies, P.LAST_BUILTIN, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
                          seat_slot, rngs, g, row, log, fault)
 
@@ -82,14 +82,15 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
 
 
 @njit(cache=True, nogil=True)
-def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, b_lo, b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, choose_search,
+def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo,
+                       b_hi):
+    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, choose_search,
                        P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params, rotate,
-                       seed, first, out, faults, b_lo, b_hi)
+                       seed, first, out, faults, metrics, b_lo, b_hi)
 
 
 @njit(cache=True)
 def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, choose_search_called,
-                         P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
-                         seat_slot, rngs, g, row, log, fault)
+    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS,
+                         choose_search_called, P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux,
+                         slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)

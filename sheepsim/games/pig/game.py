@@ -104,9 +104,10 @@ def check_aux(aux, goal: int, specs: list[PolicySpec]) -> None:
     OPT.check_aux(aux, goal, POL.optimal_tols(specs), after)
 
 
-def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int) -> np.ndarray:
+def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
+               metrics: np.ndarray | None = None) -> np.ndarray:
     check_aux(init, int(rules_arr[R.R_GOAL]), specs)
-    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n)
+    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n, metrics)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
