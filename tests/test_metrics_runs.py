@@ -19,7 +19,7 @@ from sheepsim.results import aggregate as A
 from sheepsim.runner import simulate
 from sheepsim.start import kernel_aux
 
-COLUMNS = ["rounds", "lead_changes", "decided_at", "decided_share", "comeback", "drama"]
+COLUMNS = ["rounds", "lead_changes", "decided_at", "decided_share", "comeback", "drama", "end"]
 
 
 def _run(name, players, policy, games, **kw):
@@ -71,8 +71,9 @@ def test_simulate_prints_the_experience_table_and_summarize_keeps_it(tmp_path):
     result = run_cli("simulate", "battlesheep", "-n", "400", "--metrics", "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     assert "Experience (--metrics" in result.output
-    for name in COLUMNS:
+    for name in COLUMNS[:-1]:
         assert f"\n{name} " in result.output
+    assert "ended by: no one can move 100.0% [99.0, 100.0] (400)" in result.output
     path = tmp_path / "s.json"
     assert run_cli("summarize", str(out), "--json", str(path)).exit_code == 0
     table = json.loads(path.read_text())["experience"]
@@ -89,3 +90,45 @@ def test_float_counts_skip_nan_and_keep_millionths(values, mean):
     got, _, n = A.float_mean_sd(counts)
     assert n == sum(1 for v in values if v == v)
     assert (got != got and mean != mean) or got == pytest.approx(mean, abs=1e-6)
+
+
+@pytest.mark.parametrize("name,players,policy,options", [
+    ("pig", 2, "hold:t=20", {"turn_cap": 12}), ("blacksheep", 3, "threshold:k=7", {"turn_cap": 20}),
+    ("hiboufou", 2, "random", {"turn_cap": 30}), ("battlesheep", 2, "random", {"no_move": "game_ends_now"}),
+    ("bobbysitter", 3, "adult", {"flip_cap": 12})])
+def test_every_game_says_how_each_game_ended(name, players, policy, options):
+    """The `end` column against the result columns it is read from, in rows and in
+    aggregate mode alike; the caps are low so that both kinds of end occur."""
+    game = get_game(name)
+    rules = game.make_rules(players, options)
+    specs = seat_specs(name, [policy], players)
+    run = simulate(game, rules, specs, 1500, seed=2, chunk_size=500, notify=None, metrics=True)
+    df = run.results
+    assert list(df["end"].cat.categories) == list(game.end_conditions)
+    capped = df["capped"].to_numpy().astype(bool) if "capped" in df else np.zeros(len(df), bool)
+    cap_names = [n for n in game.end_conditions if n.endswith("cap")]
+    assert (df["end"].isin(cap_names).to_numpy() == capped).all()
+    if name == "battlesheep":
+        assert (df["end"] == "a seat cannot move").all()
+    else:
+        assert 0 < capped.sum() < len(df)
+    if name == "bobbysitter":
+        won = df["winner"].to_numpy() >= 0
+        target = df["end"] == "target reached"
+        w = df.loc[target, "winner"].to_numpy()
+        assert (df.loc[target, [f"score_{q}" for q in range(players)]].to_numpy()[np.arange(len(w)), w]
+                >= rules["target_tokens"]).all()
+        assert (df.loc[df["end"] == "everyone out", "winner"] < 0).all() and won[target.to_numpy()].all()
+    agg = simulate(game, rules, specs, 1500, seed=2, chunk_size=500, notify=None, metrics=True, aggregate=True)
+    pd.testing.assert_frame_equal(A.end_table(agg.aggregate), T.end_table(df))
+    table = T.end_table(df)
+    assert table["ended"].sum() == len(df) and (table["end_rate_lo"] <= table["end_rate"]).all()
+
+
+def test_balance_is_one_minus_the_largest_gap_with_an_interval_around_it():
+    b, lo, hi = T.balance(np.array([5300, 4700]), 10_000)
+    assert b == pytest.approx(0.94) and lo < b < hi
+    assert hi - lo == pytest.approx(2 * 1.96 * 2 * np.sqrt(0.53 * 0.47 / 10_000), rel=0.1)   # the gap's normal width
+    b, lo, hi = T.balance(np.array([400, 300, 300]), 1000)
+    assert b == pytest.approx(0.9) and lo < b < hi
+    assert T.balance(np.array([1000, 1000]), 2000)[0] == 1.0

@@ -261,3 +261,36 @@ def experience_table(df: pd.DataFrame) -> pd.DataFrame | None:
         stats[name] = (float(x.mean()) if len(x) else float("nan"),
                        float(x.std(ddof=1)) if len(x) > 1 else float("nan"), len(x))
     return experience_from(stats)
+
+
+def end_shares(counts: Mapping[str, int], games: int) -> pd.DataFrame:
+    """How the games ended: one row per end condition seen, with its share of all
+    games and a Wilson interval, most frequent first."""
+    table = pd.DataFrame({"end": list(counts), "ended": [int(v) for v in counts.values()]})
+    table["games"] = games
+    table = _with_rate(table, "end", "ended", "games")
+    return table.sort_values("ended", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def end_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """The end conditions of a run with --metrics (its `end` column), None without."""
+    if "end" not in df:
+        return None
+    counts = df["end"].value_counts()
+    return end_shares({str(k): int(v) for k, v in counts.items() if v}, len(df))
+
+
+def balance(wins: np.ndarray, decided: int, draws: int = 4000, seed: int = 0) -> tuple[float, float, float]:
+    """Balance of the seats (the issue's definition): 1 - (the largest seat win rate -
+    the smallest), over the decided games, with a 95% parametric-bootstrap interval
+    (the seats' sole wins redrawn as a multinomial of the observed rates, `seed`
+    fixed). 1 is perfectly balanced; the bootstrap suits a max - min, whose normal
+    interval would be wrong near 1. Noise alone lowers the estimate (the largest of
+    several noisy gaps): 3 equal seats over 20,000 decided games read about 0.99."""
+    wins = np.asarray(wins, dtype=np.int64)
+    rates = wins / decided
+    value = 1.0 - float(rates.max() - rates.min())
+    sample = np.random.default_rng(seed).multinomial(decided, rates, size=draws) / decided
+    spread = 1.0 - (sample.max(axis=1) - sample.min(axis=1))
+    lo, hi = np.quantile(spread, [0.025, 0.975])
+    return value, float(lo), float(hi)

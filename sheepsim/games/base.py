@@ -73,6 +73,11 @@ class GameSpec:
     # (stoptable.Features); play then has probe_blocks, policies.py LEARNED and the
     # stop_cell, stop_amount and stop_act hooks (games/stoptable.py)
     stop_features: Callable[[Rules], Any] | None = None
+    # the ways a game ends (the end conditions), by code, and (per-game frame,
+    # rules) -> those codes, read off the result columns: the `end` column of a run with
+    # --metrics (analysis.tables.end_table)
+    end_conditions: tuple[str, ...] = ()
+    end_condition: Callable[[Any, Rules], np.ndarray] | None = None
     # how to write a policy for this game (signature, return value, what it may read),
     # printed by `sheepsim policies GAME`
     policy_help: str | None = None

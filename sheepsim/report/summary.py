@@ -42,6 +42,7 @@ class _Counts:
     tiebreak: int | None        # games decided by the tie-break (games that have one)
     exact: bool                 # quantiles exact from a histogram (aggregate mode)
     experience: pd.DataFrame | None = None      # the --metrics table (analysis.tables.experience_table)
+    ends: pd.DataFrame | None = None            # how the games ended (analysis.tables.end_table)
 
 
 def _from_rows(df: pd.DataFrame, several_policies: bool) -> _Counts:
@@ -53,7 +54,7 @@ def _from_rows(df: pd.DataFrame, several_policies: bool) -> _Counts:
         tiebreak = int(T.tiebreak_rate(df).iloc[0]["tiebreak"])
     return _Counts(T.seat_table(df), T.policy_table(df) if several_policies else None, len(df),
                    int(no_winner.sum()) - shared, shared, int(df["capped"].sum()), length, tiebreak, False,
-                   T.experience_table(df))
+                   T.experience_table(df), T.end_table(df))
 
 
 def _from_aggregate(agg: A.Aggregate, several_policies: bool) -> _Counts:
@@ -61,7 +62,7 @@ def _from_aggregate(agg: A.Aggregate, several_policies: bool) -> _Counts:
     return _Counts(A.seat_table(agg), A.policy_table(agg) if several_policies else None, agg.games,
                    undecided - (shared or 0), shared, int(agg.sums.get("capped", 0)),
                    A.length_summary(agg), agg.decided_true["tiebreak"] if "tiebreak" in agg.decided_true else None,
-                   True, A.experience_table(agg))
+                   True, A.experience_table(agg), A.end_table(agg))
 
 
 def _wrap(text: str) -> list[str]:
@@ -148,6 +149,10 @@ def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
     p = c.seats.attrs["chi2_p"]
     lines.append(f"seats equal? chi-square p {_p_text(p)} over {decided:,} decided games" if decided
                  else "seats equal? n/a: no game had a sole winner")
+    if decided:
+        b, lo, hi = T.balance(c.seats["wins"].to_numpy(), decided)
+        lines.append("balance (1 - the largest gap between seat win rates): "
+                     + format_interval(b, lo, hi, floatfmt=".3f"))
     cap = next((v for k, v in rules.items() if k.endswith("_cap")), None)
     lo, hi = wilson_interval(c.capped, c.games)
     if cap is not None or c.capped:
@@ -203,6 +208,7 @@ def summary_tables(game, run) -> dict[str, Any]:
                      "tiebreak": c.tiebreak, "chi2_p": c.seats.attrs["chi2_p"]},
         "length": {"unit": game.turn_unit, **c.length},
         "experience": None if c.experience is None else c.experience.to_dict("records"),
+        "ends": None if c.ends is None else c.ends.to_dict("records"),
     })
 
 
@@ -246,6 +252,10 @@ def summary_text(game, run) -> str:
     if c.experience is not None:
         lines += ["", "Experience (--metrics; progress sampled at each round's start; 95% intervals):",
                   _experience(c.experience)]
+    if c.ends is not None:
+        lines += _wrap("ended by: " + ", ".join(
+            f"{r.end} {format_interval(r.end_rate, r.end_rate_lo, r.end_rate_hi, percent=True)} ({r.ended:,})"
+            for r in c.ends.itertuples()))
     if m.get("peak_rss_mb") and run.aggregate is not None:
         lines.append(f"peak memory (RSS) of this process: {m['peak_rss_mb']:,.0f} MB")
     return "\n".join(lines + _stop(m))

@@ -20,6 +20,7 @@ addition), and its size depends on the value ranges seen, not on the number of g
                               ...): [values that are not NaN, their sum, their sum of
                               squares], each value first rounded to a multiple of 1/FLOAT_UNIT
                               so that sums are integers too (a mean is exact to 5e-7)
+    ends[name]                games ended by each end condition (the `end` column)
 
 It is computed from a chunk's per-game frame (the same frame the rows mode stores),
 so every game gets it without writing code of its own.
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 # Columns with a dedicated statistic above, or that identify a game rather than measure it.
-_OWN = {"game", "seed", "rotation", "num_players", "winner", "cowinners", "turns"}
+_OWN = {"game", "seed", "rotation", "num_players", "winner", "cowinners", "turns", "end"}
 # Squares of values up to this fit int64 for any chunk of up to 2**21 games.
 _SMALL = 2**20
 FLOAT_UNIT = 10**6          # float columns are counted in millionths
@@ -59,6 +60,7 @@ class Aggregate:
     sumsq: Counter = field(default_factory=Counter)
     decided_true: Counter = field(default_factory=Counter)
     floats: dict[str, list[int]] = field(default_factory=dict)
+    ends: Counter = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
         p = self.players
@@ -68,6 +70,7 @@ class Aggregate:
         self.turns, self.sums = Counter(self.turns), Counter(self.sums)
         self.sumsq, self.decided_true = Counter(self.sumsq), Counter(self.decided_true)
         self.floats = {k: [int(x) for x in v] for k, v in self.floats.items()}
+        self.ends = Counter(self.ends)
 
     def add(self, other: "Aggregate") -> "Aggregate":
         """Add `other`'s counts to this one (in place) and return self."""
@@ -92,6 +95,7 @@ class Aggregate:
         for name, theirs in other.floats.items():
             mine = self.floats.setdefault(name, [0, 0, 0])
             self.floats[name] = [a + b for a, b in zip(mine, theirs)]
+        self.ends.update(other.ends)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -105,7 +109,8 @@ class Aggregate:
                 "turns": hist(self.turns), "scores": [hist(c) for c in self.scores],
                 "sums": dict(sorted(self.sums.items())), "sumsq": dict(sorted(self.sumsq.items())),
                 "decided_true": dict(sorted(self.decided_true.items())),
-                "floats": {k: self.floats[k] for k in sorted(self.floats)}}
+                "floats": {k: self.floats[k] for k in sorted(self.floats)},
+                "ends": dict(sorted(self.ends.items()))}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Aggregate":
@@ -116,7 +121,7 @@ class Aggregate:
                    seat_shared=d["seat_shared"], policy={k: dict(v) for k, v in d["policy"].items()},
                    turns=hist(d["turns"]), scores=[hist(h) for h in d["scores"]], sums=Counter(d["sums"]),
                    sumsq=Counter(d["sumsq"]), decided_true=Counter(d["decided_true"]),
-                   floats=d.get("floats", {}))
+                   floats=d.get("floats", {}), ends=Counter(d.get("ends", {})))
 
     def to_json(self) -> bytes:
         return (json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n").encode()
@@ -184,6 +189,8 @@ def aggregate_frame(df: pd.DataFrame, players: int) -> Aggregate:
                 for key, arr in counts.items():
                     mine[key] += int(arr[j])
     agg.turns = _hist(df["turns"].to_numpy())
+    if "end" in df:
+        agg.ends = Counter({str(k): int(v) for k, v in df["end"].value_counts().items() if v})
     agg.scores = [_hist(df[f"score_{s}"].to_numpy()) for s in range(players)]
     for name in df.columns:
         if name in _OWN or name.startswith(("score_", "policy_")):
@@ -288,3 +295,9 @@ def experience_table(agg: Aggregate) -> pd.DataFrame | None:
             sd = ((ss - s * s / n) / (n - 1)) ** 0.5 if n > 1 else float("nan")
             stats[name] = (s / n if n else float("nan"), sd, n)
     return experience_from(stats)
+
+
+def end_table(agg: Aggregate) -> pd.DataFrame | None:
+    """analysis.tables.end_table from counts (None for a run without the `end` column)."""
+    from ..analysis.tables import end_shares
+    return end_shares(dict(agg.ends), agg.games) if agg.ends else None

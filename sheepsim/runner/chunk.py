@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..errors import SheepsimError
 from ..options import Rules
@@ -167,6 +168,9 @@ def compute(job: ChunkJob, index: int, prepared: tuple | None = None) -> Payload
     df = game.frame(rows, job.rules, specs, job.seed, first)
     if metrics is not None:
         df = df.assign(**metric_columns(metrics))
+        if game.end_condition is not None:
+            codes = game.end_condition(df, job.rules)
+            df["end"] = pd.Categorical.from_codes(codes, categories=list(game.end_conditions))
     if job.aggregate:
         return aggregate_frame(df, job.rules.num_players)
     return df

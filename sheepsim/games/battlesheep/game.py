@@ -129,6 +129,15 @@ def reference_search(rules, s: np.ndarray):
     return engine, reference.from_position(POS.from_state(s), _reference_rules(rules))
 
 
+
+END_CONDITIONS = ("no one can move", "a seat cannot move")
+
+
+def end_condition(df: pd.DataFrame, rules) -> np.ndarray:
+    """Battle Sheep has no cap: it ends when no one can move (no_move=skip, the
+    rulebook) or at the first seat that cannot (game_ends_now, player_loses)."""
+    return np.full(len(df), 0 if rules["no_move"] == "skip" else 1, dtype=np.int8)
+
 GAME = GameSpec(
     name="battlesheep", title="Battle Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="sheep moves", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
@@ -136,5 +145,5 @@ GAME = GameSpec(
     reference_bench=reference_bench, reference_search=reference_search, policy_help=POLICY_HELP,
     bench_workload="uniform random policy, complete games (building, placement, moves)",
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
-    play=P, compile_seconds=45,
+    play=P, compile_seconds=45, end_conditions=END_CONDITIONS, end_condition=end_condition,
 )

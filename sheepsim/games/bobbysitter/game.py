@@ -116,11 +116,24 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "adult") -> fl
     return W.games_per_second(n_games, lambda: reference.play(ref_rules, [profile] * rules.num_players, rng))
 
 
+
+END_CONDITIONS = ("target reached", "last standing", "everyone out", "flip cap")
+
+
+def end_condition(df: pd.DataFrame, rules) -> np.ndarray:
+    """engine._end_or_next's order: a seat at the target, the last seat left (with
+    last_standing_wins), every seat out at once (a draw), the flip cap."""
+    winner = df["winner"].to_numpy()
+    scores = np.stack([df[f"score_{q}"].to_numpy() for q in range(rules.num_players)], axis=1)
+    top = scores[np.arange(len(df)), np.maximum(winner, 0)]
+    code = np.where(winner < 0, 2, np.where(top >= rules["target_tokens"], 0, 1))
+    return np.where(df["capped"].to_numpy(), 3, code).astype(np.int8)
+
 GAME = GameSpec(
     name="bobbysitter", title="Bobby Sitter", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="flips", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=4, bench_policy="adult", read_deck=read_deck, policy_help=POL.__doc__.split("\n\n", 1)[1],
     bench_workload="every seat the assumed adult profile, complete games (deck: the assumed default)",
-    play=P, compile_seconds=35,
+    play=P, compile_seconds=35, end_conditions=END_CONDITIONS, end_condition=end_condition,
 )
