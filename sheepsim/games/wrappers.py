@@ -309,6 +309,13 @@ def frame(rows: np.ndarray, specs: list[PolicySpec], seed: int, first: int, play
     return df
 
 
+def end_at_cap(df: pd.DataFrame, rules) -> np.ndarray:
+    """A GameSpec.end_condition for games with one end besides their cap: code 0, the
+    game's own end (its goal, its triplets, its empty pile), or 1 where the cap stopped
+    it (the `capped` column)."""
+    return df["capped"].to_numpy().astype(np.int8)
+
+
 def games_per_second(n_games: int, play_one: Callable[[], Any]) -> float:
     """Time `n_games` calls of `play_one` (a reference engine's whole game)."""
     import time

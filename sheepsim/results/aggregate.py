@@ -148,20 +148,25 @@ def _sum_and_squares(values: np.ndarray) -> tuple[int, int]:
 
 
 def _float_counts(values: np.ndarray) -> list[int]:
-    """[values not NaN, sum, sum of squares], in units of 1/FLOAT_UNIT (Python integers:
-    the squares outgrow int64)."""
-    units = np.rint(values[~np.isnan(values)] * FLOAT_UNIT).astype(np.int64).tolist()
-    return [len(units), sum(units), sum(u * u for u in units)]
+    """[values not NaN, sum, sum of squares], in units of 1/FLOAT_UNIT."""
+    units = np.rint(values[~np.isnan(values)] * FLOAT_UNIT).astype(np.int64)
+    return [len(units), *_sum_and_squares(units)]
+
+
+def _mean_sd(n: int, s: int, ss: int, unit: int = 1) -> tuple[float, float, int]:
+    """(mean, sample SD, n) from n values' sum and sum of squares, in units of 1/unit
+    (NaN when n < 1, the SD also when n < 2)."""
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    if n == 1:
+        return s / unit, float("nan"), 1
+    var = (ss - s * s / n) / (n - 1) / unit**2
+    return s / n / unit, max(var, 0.0) ** 0.5, n
 
 
 def float_mean_sd(counts: list[int]) -> tuple[float, float, int]:
     """(mean, sample SD, n) of a float column from its counts (NaN when n < 1, < 2)."""
-    n, s, ss = counts
-    if n == 0:
-        return float("nan"), float("nan"), 0
-    mean = s / n / FLOAT_UNIT
-    var = (ss - s * s / n) / (n - 1) / FLOAT_UNIT**2 if n > 1 else float("nan")
-    return mean, max(var, 0.0) ** 0.5 if n > 1 else float("nan"), n
+    return _mean_sd(*counts, unit=FLOAT_UNIT)
 
 
 def aggregate_frame(df: pd.DataFrame, players: int) -> Aggregate:
@@ -288,12 +293,8 @@ def experience_table(agg: Aggregate) -> pd.DataFrame | None:
         return None
     stats = {}
     for name, _ in EXPERIENCE:
-        if name in agg.floats:
-            stats[name] = float_mean_sd(agg.floats[name])
-        else:
-            n, s, ss = agg.games, agg.sums[name], agg.sumsq[name]
-            sd = ((ss - s * s / n) / (n - 1)) ** 0.5 if n > 1 else float("nan")
-            stats[name] = (s / n if n else float("nan"), sd, n)
+        stats[name] = (float_mean_sd(agg.floats[name]) if name in agg.floats
+                       else _mean_sd(agg.games, agg.sums[name], agg.sumsq[name]))
     return experience_from(stats)
 
 

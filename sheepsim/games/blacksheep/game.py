@@ -195,11 +195,6 @@ def _reference_options(opts: dict[str, Any]) -> dict[str, Any]:
 
 END_CONDITIONS = ("triplets to win", "turn cap")
 
-
-def end_condition(df: pd.DataFrame, rules) -> np.ndarray:
-    """A seat completed the triplets that win, or the turn cap stopped the game."""
-    return df["capped"].to_numpy().astype(np.int8)
-
 GAME = GameSpec(
     name="blacksheep", title="Bye-Bye Black Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
@@ -210,5 +205,5 @@ GAME = GameSpec(
                 ("turn_optimal", "the within-turn solver at depth 1, complete games")),
     decisions_column=E.O_DECISIONS,
     play=P, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
-    end_conditions=END_CONDITIONS, end_condition=end_condition,
+    end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
 )

@@ -104,12 +104,7 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> f
 
 
 
-END_CONDITIONS = ("pile empty, no one can play", "turn cap")
-
-
-def end_condition(df: pd.DataFrame, rules) -> np.ndarray:
-    """The draw pile ran out with no seat able to play (Part B 2.5), or the turn cap."""
-    return df["capped"].to_numpy().astype(np.int8)
+END_CONDITIONS = ("pile empty, no one can play", "turn cap")     # Part B 2.5, or the cap
 
 GAME = GameSpec(
     name="hiboufou", title="Hiboufou", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
@@ -117,5 +112,5 @@ GAME = GameSpec(
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     bench_players=3, bench_workload="uniform random policy, complete games (deck: the assumed default)",
     read_deck=read_deck, policy_help=POLICY_HELP,
-    play=P, compile_seconds=75, end_conditions=END_CONDITIONS, end_condition=end_condition,
+    play=P, compile_seconds=75, end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
 )

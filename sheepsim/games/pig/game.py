@@ -152,16 +152,11 @@ def reference_search(rules, s: np.ndarray):
 
 END_CONDITIONS = ("goal reached", "turn cap")
 
-
-def end_condition(df: pd.DataFrame, rules) -> np.ndarray:
-    """A seat banked the goal, or the turn cap stopped the game."""
-    return df["capped"].to_numpy().astype(np.int8)
-
 GAME = GameSpec(
     name="pig", title="Pig", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     reference_search=reference_search,
     policy_help=POLICY_HELP, policy_data=policy_data, stop_features=stop_features, play=P, compile_seconds=15,
-    end_conditions=END_CONDITIONS, end_condition=end_condition,
+    end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
 )
