@@ -52,6 +52,7 @@ REFERENCE_SECONDS = 0.5    # one reference run
 REFERENCE_REPEATS = 3
 SPEED_UP_TARGET = 1.8      # the issue's target for 2 threads
 METRICS_COST_TARGET = 1.10  # a kernel with the experience metrics on is at most 10% slower (issue 15)
+CHECK_TARGET_S = 60         # `sheepsim check` of the README's example: under a minute on 2 cores (issue 15)
 
 _START = """
 import time
@@ -252,6 +253,26 @@ def c_baseline(threads: int, log: Callable[[str], None]) -> list[dict[str, Any]]
     return rows
 
 
+def check_row(threads: int, log: Callable[[str], None], scale: float = 1.0) -> dict[str, Any]:
+    """The wall time of the README's `sheepsim check examples/variant.toml`, as a user
+    waits for it: a fresh process, kernels in the cache (a first run compiles them and
+    is not timed), best of 2. `scale` is check's --scale (tests make it small)."""
+    from .analysis.check import load
+    from .examples import text
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "variant.toml"
+        path.write_text(text("variant.toml"))
+        plan = load(path, scale)
+        command = [sys.executable, "-c", "from sheepsim.cli import main; main()", "check", str(path), "-q",
+                   "-t", str(threads), "--scale", str(scale)]
+        log("bench: sheepsim check examples/variant.toml (a first run compiles, untimed)...")
+        subprocess.run(command, capture_output=True, check=True)
+        walls = [_timed(lambda: subprocess.run(command, capture_output=True, check=True))[0] for _ in range(2)]
+    return {"command": "sheepsim check examples/variant.toml", "game": plan.game.name, "players": plan.players,
+            "games_per_run": plan.games, "runs": 4 * len(plan.players), "wall_s": min(walls),
+            "target_s": CHECK_TARGET_S}
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on, and how busy it was."""
     import numba
@@ -303,6 +324,8 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
             report["rows"].append(bench_game(game, players, n_games, reference_games, threads, startup, more))
     if any(g.name == "battlesheep" for g in games):
         report["c_baseline"] = c_baseline(threads, log)
+    if startup and any(g.name == "blacksheep" for g in games):
+        report["check"] = check_row(threads, log)
     if search_budget:
         from .search.bench import search_games, search_row
         report["search"] = []
@@ -376,6 +399,11 @@ def table(report: dict[str, Any]) -> str:
                     "side by side, best of runs:"]
         out += [f"  {r['workload']}: C {r['c_games_per_s']:,.0f} games/s, sheepsim {r['sheepsim_games_per_s']:,.0f}: "
                 f"C is {r['c_over_sheepsim']:.2f}x faster (target: at most 1.3x)" for r in report["c_baseline"]]
+    if report.get("check"):
+        c = report["check"]
+        out += ["", f"{c['command']} ({c['game']}, {c['runs']} runs of {c['games_per_run']:,} games, {n} threads): "
+                    f"{c['wall_s']:.1f} s wall, a fresh process with cached kernels (target: under "
+                    f"{c['target_s']} s)"]
     if report.get("search"):
         from .search.bench import table as search_table
         out.append(search_table(report["search"], n))

@@ -186,6 +186,7 @@ def cli(plugins) -> None:
       sheepsim simulate pig --policy hold:t=25 --policy hold:t=20 --out runs/t25
       sheepsim simulate pig --policy hold:t=20 --out runs/t20
       sheepsim compare runs/t25 runs/t20               paired difference of two runs, same seed
+      sheepsim check examples/variant.toml             a rule variant against the base game
       sheepsim run analyses/battlesheep-seat-advantage.toml
       sheepsim run analyses/blacksheep-thresholds.toml --scale 0.1   a quick look
       sheepsim bench                                   every game's speed in one table
@@ -284,6 +285,9 @@ def policies(game: str) -> None:
               help="Also tally each game's experience metrics in the kernels: rounds, lead changes, the round "
                    "from which the winner leads for good (decided_at, decided_share), comeback (the winner "
                    "trailed at half-time) and drama (the winner's deficit summed); the summary adds their table.")
+@click.option("--target-length", "target", nargs=2, type=float, default=None, metavar="SHORTEST LONGEST",
+              help="Also score the length against this target range, in the game's turn unit: 1 inside it, "
+                   "falling to 0 at no length and at twice LONGEST (Ludii's IdealDuration).")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: this process. dask: chunks as tasks on a Dask cluster (pip install 'sheepsim[dask]').")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
@@ -292,7 +296,7 @@ def policies(game: str) -> None:
               help="With --backend dask: start a local cluster of N worker processes (default: one per core).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(game, players, policies, options, seed, no_rotate, from_position, n_games, threads, out,
-             chunk_size, aggregate, ci_halfwidth, metrics, backend, scheduler, workers, quiet) -> None:
+             chunk_size, aggregate, ci_halfwidth, metrics, target, backend, scheduler, workers, quiet) -> None:
     """Play many games of GAME and print win rates per seat with 95% Wilson intervals.
 
     \b
@@ -306,6 +310,7 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
     from .report.summary import summary_text
     if n_games <= 0:
         raise SheepsimError(f"--games must be a positive number of games, not {n_games}")
+    _check_target(target)
     g = _game(game)
     rules, position = _rules_and_start(g, players, options, from_position)
     specs = seat_specs(g.name, policies, rules.num_players)
@@ -315,7 +320,7 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
                  backend=backend, scheduler=scheduler, workers=workers, metrics=metrics,
                  start_file=None if start_file is None else str(start_file),
                  notify=None if quiet else functools.partial(click.echo, err=True))
-    click.echo(summary_text(g, result))
+    click.echo(summary_text(g, result, target))
     if result.extra["redone"]:
         why = ", ".join(f"{i} ({reason})" for i, reason in sorted(result.extra["redone"].items()))
         click.echo(f"recomputed chunk(s) {why}")
@@ -331,7 +336,9 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
               help="Also write the seat and policy tables as CSV (a `table` column tells them apart).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Also write every number of the summary as JSON.")
-def summarize(folder: Path, csv_path: Path | None, json_path: Path | None) -> None:
+@click.option("--target-length", "target", nargs=2, type=float, default=None, metavar="SHORTEST LONGEST",
+              help="Also score the length against this target range, as simulate --target-length.")
+def summarize(folder: Path, csv_path: Path | None, json_path: Path | None, target) -> None:
     """The summary of a finished run folder (simulate --out DIR), without playing a game.
 
     \b
@@ -341,10 +348,18 @@ def summarize(folder: Path, csv_path: Path | None, json_path: Path | None) -> No
     """
     from .report.summary import summary_csv, summary_json, summary_text
     from .runner import read_run
+    _check_target(target)
     run = read_run(folder)
     g = _game(run.manifest["game"])
-    _write_tables(((json_path, summary_json), (csv_path, summary_csv)), g, run)
-    click.echo(summary_text(g, run))
+    _write_tables(((json_path, functools.partial(summary_json, target=target)), (csv_path, summary_csv)), g, run)
+    click.echo(summary_text(g, run, target))
+
+
+def _check_target(target) -> None:
+    from .analysis.tables import target_problem
+    problem = None if target is None else target_problem(*target)
+    if problem:
+        raise SheepsimError(f"--target-length: {problem}")
 
 
 def _write_tables(files, game, data) -> None:
@@ -448,6 +463,60 @@ def legal(file: Path, options) -> None:
     click.echo(json.dumps(g.legal(position, rules)))
 
 
+@cli.command()
+@click.argument("variant", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--scale", type=click.FloatRange(0.001, 1000), default=1.0, show_default=True,
+              help="Multiply the games per run (e.g. 4 for intervals half as wide).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Also write the verdict (every row, the findings, the settings) as JSON.")
+@click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Numba threads.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def check(variant: Path, scale: float, json_path: Path | None, threads, quiet) -> None:
+    """A rule variant against the base game on common seeds: one verdict table of seat 0's
+    edge, length, decisiveness, comeback rate, lead changes and skill gap, each with the
+    paired change, its 95% interval and a Holm-adjusted p, then the findings in words.
+
+    \b
+    VARIANT is a TOML file (`sheepsim examples` writes examples/variant.toml):
+      game = "blacksheep"          a name from `sheepsim games`
+      players = [3, 4]             player counts (default: the game's smallest)
+      games = 50000                games per run, four runs per player count (--scale
+                                   multiplies it)
+      seed = 0                     the master seed, shared by base and variant
+      policy = "threshold:k=7"     every seat's policy in the self-play runs (default:
+                                   `strong`)
+      strong = "threshold:k=7"     the skill gap: one seat of `strong` (rotated) against
+      weak = "random"              `weak` in the others; default: the game's pair,
+                                   greedy/random (Pig hold/random, Bye-Bye Black Sheep
+                                   threshold:k=7/random, Bobby Sitter adult/child)
+      target_length = [15, 25]     optional: also the target-length score (Ludii's
+                                   IdealDuration) in the game's turn unit
+      name, description            the variant's label (default: the file's name)
+      [base]                       the base game's rule options (default: the rules'),
+                                   and `deck = "FILE"` for a deck file (relative to
+                                   VARIANT), as simulate's -o and --deck
+      [variant]                    what the variant changes, the same keys
+    Measures: seat 0 edge (its sole-win rate of decided games less 1/P), length, decided
+    share (decided_at / rounds), comeback rate, lead changes (simulate --metrics),
+    target-length score, skill gap (strong's sole-win rate less 1/P). Nothing is written
+    but the --json file.
+
+    \b
+    Example:
+      sheepsim examples && sheepsim check examples/variant.toml
+    """
+    from .analysis import check as C
+    from .fileio import write_atomic
+    plan = C.load(variant, scale)
+    verdict = C.run(plan, threads, progress=not quiet)
+    if json_path is not None:
+        try:
+            write_atomic(json_path, json.dumps(C.verdict_json(verdict), indent=1) + "\n")
+        except OSError as exc:
+            raise SheepsimError(f"cannot write {json_path}: {exc.strerror}; choose a writable file")
+    click.echo(C.verdict_text(verdict))
+
+
 @cli.command("run")
 @click.argument("analysis", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--scale", type=click.FloatRange(0.001, 1000), default=1.0, show_default=True,
@@ -464,7 +533,7 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     \b
     An analysis file names its kind and game, and may name the rest:
       kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid,
-                                skill_ladder, ratings or learn_stop
+                                skill_ladder, ratings, learn_stop or tune
       game = "pig"              a name from `sheepsim games`
       name, title, description  the report's file name (default: the file's), title, text
       seed = 0                  the master seed (default 0)
@@ -483,6 +552,11 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
       learn_stop      players, options, games, target, per_game, max_iterations,
                       confidence, eval_games, candidates, field (Pig, Bye-Bye Black
                       Sheep: learns a stop table, learned-<P>p.json beside the report)
+      tune            players, policy, focal_policy, strong, weak, options, space,
+                      objectives, trials, batch, games, eta, rungs, confirm,
+                      confirm_games (searches rule options, deck parameters and
+                      per-player handicaps with optuna; resumable from
+                      REPORTS/<name>/study.sqlite3)
     A key the kind does not know is an error. A complete file:
       kind = "seat_advantage"
       game = "pig"
@@ -492,7 +566,7 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     `sheepsim examples` writes a commented one (examples/analysis.toml); the repository's
     analyses/ folder holds one file per study, each kind described at the top of
     sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid, ladder,
-    ratings, learn_stop).
+    ratings, learn_stop, tune).
 
     \b
     Example:
@@ -520,14 +594,16 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
               help="Thread count compared with 1 thread (capped by numba's thread pool).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Also write the table, with machine information, as JSON to FILE.")
-@click.option("--no-startup", is_flag=True, help="Skip the cold and warm start-up timings (fresh processes).")
+@click.option("--no-startup", is_flag=True, help="Skip the timings of fresh processes: cold and warm start-up, and "
+                                             "the wall time of `sheepsim check examples/variant.toml`.")
 @click.option("--search-budget", type=click.IntRange(0, 100_000), default=100, show_default=True,
               help="Iterations per decision of the search rows (mcts, ismcts: iterations/s, decisions/s, the "
                    "cost over a random playout, the plain-Python twin); 0 skips them.")
 def bench(games, players, n_games, reference_games, threads, json_path, no_startup, search_budget) -> None:
     """Speed of every game (or of each GAME given): kernel games/s at 1 and 2 threads,
     parallel efficiency, the pure-Python reference, cold and warm start, in one table;
-    then the search policies' speed (sheepsim/search/bench.py).
+    the wall time of the README's `sheepsim check` example (with blacksheep); then the
+    search policies' speed (sheepsim/search/bench.py).
 
     \b
     Example:

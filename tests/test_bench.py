@@ -32,6 +32,9 @@ def fake_startup(monkeypatch):
         calls.append((game, players, cache_dir is None))
         return 1.25 if cache_dir is None else 7.5
     monkeypatch.setattr(B, "start_seconds", fake)
+    monkeypatch.setattr(B, "check_row", lambda threads, log: {
+        "command": "sheepsim check examples/variant.toml", "game": "blacksheep", "players": [3],
+        "games_per_run": 50000, "runs": 4, "wall_s": 4.25, "target_s": 60})
     return calls
 
 
@@ -55,7 +58,10 @@ def test_every_game_in_one_table_and_json(tmp_path, fake_startup):
             cells = next(line for line in lines if line.startswith(f"{name} ") and f" {policy} " in line).split()
             assert len(cells) == len(COLUMNS) and cells[-5:] == ["-"] * 5, cells
     assert any(g.bench_more for g in games.values())
+    assert ("sheepsim check examples/variant.toml (blacksheep, 4 runs of 50,000 games, 2 threads): 4.2 s wall"
+            in result.output)
     data = json.loads(path.read_text())
+    assert data["check"]["wall_s"] == 4.25
     assert [(r["game"], r["policy"]) for r in data["rows"]] == [
         (name, policy) for name, g in games.items() for policy in [g.bench_policy] + [p for p, _ in g.bench_more]]
     assert data["threads"] == 2
@@ -162,3 +168,9 @@ def test_search_playouts_start_where_the_search_decided_and_play_to_the_end():
     kernel = SB._playouts(PL)
     assert kernel(states, arr, aux, 2, True, streams(3, 0, 1)[0]) == 2 * len(states)     # every playout ends
     assert kernel(states, arr, aux, 2, False, streams(3, 0, 1)[0]) == 0                  # copies only
+
+
+def test_the_check_row_times_the_readme_example_in_a_fresh_process():
+    row = B.check_row(2, lambda msg: None, scale=0.01)
+    assert row["command"] == "sheepsim check examples/variant.toml" and row["game"] == "blacksheep"
+    assert row["games_per_run"] == 500 and row["runs"] == 4 and 0 < row["wall_s"] < row["target_s"]

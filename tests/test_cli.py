@@ -38,7 +38,7 @@ def test_help_lists_every_command():
     result = run("--help")
     assert result.exit_code == 0
     commands = ("games", "rules", "policies", "simulate", "summarize", "compare", "trace", "legal", "examples", "run",
-                "bench", "cache")
+                "bench", "cache", "check")
     for command in commands:
         assert command in result.output
     for command in commands:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import SheepsimError
 
-KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid", "skill_ladder", "ratings", "learn_stop")
+KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid", "skill_ladder", "ratings", "learn_stop", "tune")
 COMMON = {"name", "title", "kind", "game", "seed", "description"}
 
 
@@ -46,15 +46,20 @@ def _toml_problem(path: Path, exc: Exception) -> str:
     return f"line {number}{f', key {key!r}' if key else ''}: {message}"
 
 
-def load(path: Path) -> dict[str, Any]:
+def read_toml(path: Path, what: str = "analysis file") -> dict[str, Any]:
+    """The TOML file's table, or one SheepsimError naming the file and the problem."""
     try:
-        spec = tomllib.loads(Path(path).read_text())
+        return tomllib.loads(Path(path).read_text())
     except OSError as exc:
-        raise SheepsimError(f"cannot read analysis file {path}: {exc.strerror}")
+        raise SheepsimError(f"cannot read {what} {path}: {exc.strerror}")
     except UnicodeDecodeError:
-        raise SheepsimError(f"analysis file {path} is not UTF-8 text (a TOML file is)")
+        raise SheepsimError(f"{what} {path} is not UTF-8 text (a TOML file is)")
     except tomllib.TOMLDecodeError as exc:
-        raise SheepsimError(f"analysis file {path} is not valid TOML: {_toml_problem(Path(path), exc)}")
+        raise SheepsimError(f"{what} {path} is not valid TOML: {_toml_problem(Path(path), exc)}")
+
+
+def load(path: Path) -> dict[str, Any]:
+    spec = read_toml(path)
     for key in ("kind", "game"):
         if key not in spec:
             raise SheepsimError(f"analysis file {path} has no `{key}`; kinds: {', '.join(KINDS)}")
@@ -108,9 +113,9 @@ SHAPES = {
 def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None = None,
              progress: bool = True) -> Path:
     spec = load(path)
-    from . import grid, ladder, learn_stop, ratings, seat_advantage, sweep, variants
+    from . import grid, ladder, learn_stop, ratings, seat_advantage, sweep, tune, variants
     kinds = {"seat_advantage": seat_advantage, "policy_sweep": sweep, "rule_variants": variants, "grid": grid,
-             "skill_ladder": ladder, "ratings": ratings, "learn_stop": learn_stop}
+             "skill_ladder": ladder, "ratings": ratings, "learn_stop": learn_stop, "tune": tune}
     module = kinds[spec["kind"]]
     unknown = set(spec) - COMMON - set(module.KEYS)
     if unknown:

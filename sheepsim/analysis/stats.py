@@ -8,6 +8,7 @@ so a report regenerates bit for bit.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from statistics import NormalDist
 from typing import Any
@@ -174,3 +175,25 @@ def quantile_summary(values: ArrayLike) -> dict[str, float]:
         "p90": float(p90),
         "p99": float(p99),
     }
+
+
+def normal_p(mean: float, se: float) -> float:
+    """Two-sided normal p-value of mean / se. By erfc, not 1 - cdf: the subtraction
+    rounds every |z| above about 8.3 to p = 0, which a report would print as < 1e-300.
+    A zero standard error gives 0 for a nonzero mean and 1 for no change at all."""
+    if se == 0:
+        return 0.0 if mean != 0 else 1.0
+    return math.erfc(abs(mean / se) / math.sqrt(2))
+
+
+def holm_adjusted(p: ArrayLike) -> NDArray[np.float64]:
+    """Holm's step-down adjusted p-values (NaN entries are no test and stay NaN): a test
+    is significant at family-wise level alpha when its adjusted p is at most alpha."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(len(p), np.nan)
+    idx = [i for i in np.argsort(p, kind="stable") if not np.isnan(p[i])]
+    running = 0.0
+    for rank, i in enumerate(idx):
+        running = max(running, min(1.0, (len(idx) - rank) * p[i]))
+        out[i] = running
+    return out

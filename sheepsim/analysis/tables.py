@@ -280,6 +280,59 @@ def end_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return end_shares({str(k): int(v) for k, v in counts.items() if v}, len(df))
 
 
+def target_length_score(turns: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Each game's score against a designer's target length [lo, hi] (Ludii's
+    IdealDuration, on the game's turn unit): 1 inside the range, n / lo below it, and
+    above it falling linearly from 1 at hi to 0 at 2 hi. Its mean is the run's score."""
+    n = np.asarray(turns, dtype=np.float64)
+    below = n / lo if lo > 0 else np.ones_like(n)
+    above = np.maximum(0.0, 2.0 - n / hi)
+    return np.where(n < lo, below, np.where(n > hi, above, 1.0))
+
+
+def target_problem(lo: float, hi: float) -> str | None:
+    """What is wrong with a target length range [lo, hi], or None."""
+    if lo < 0 or hi <= 0:
+        return f"the target length {lo:g} to {hi:g} must be a range of positive lengths"
+    if lo > hi:
+        return f"the target length {lo:g} to {hi:g} is upside down: give the shortest first ({hi:g} {lo:g})"
+    return None
+
+
+def target_length_row(hist: Mapping[int, int], lo: float, hi: float) -> dict[str, float]:
+    """The target-length score of a run from its length histogram {turns: games}: the
+    mean with a normal 95% interval (exact in aggregate mode too)."""
+    turns = np.fromiter(hist.keys(), dtype=np.float64, count=len(hist))
+    games = np.fromiter(hist.values(), dtype=np.float64, count=len(hist))
+    score = target_length_score(turns, lo, hi)
+    n = games.sum()
+    mean = float((score * games).sum() / n)
+    sd = float(np.sqrt(((score - mean) ** 2 * games).sum() / (n - 1))) if n > 1 else float("nan")
+    low, high = mean_interval(mean, sd, int(n))
+    return {"lo": lo, "hi": hi, "score": mean, "score_lo": low, "score_hi": high,
+            "inside_rate": float(games[(turns >= lo) & (turns <= hi)].sum() / n)}
+
+
+def uniformity(wins: np.ndarray, games: int) -> tuple[float, float, float]:
+    """Outcome uniformity (Ludii's OutcomeUniformity, each seat's result +1 for a sole
+    win and -1 otherwise): 1 - the mean over seats of that result's variance,
+    4 p (1 - p) for a seat that wins alone in a share p of all games. 1: every seat's
+    result is the same in every game (a foregone outcome); 0: a fair 2-player coin flip;
+    a fair P-player game gives 1 - 4 (P - 1) / P^2 (0.25 at 4 players). Ludii scores
+    multi-player losers by rank; these games rank only the winner, so every other seat
+    counts -1. The interval is the value's range while each seat's share moves within
+    its 95% Wilson interval: a bootstrap would exclude the estimate itself near a fair
+    coin flip, where the value is at its floor."""
+    wins = np.asarray(wins, dtype=np.int64)
+    p = wins / games
+    lo, hi = wilson_interval(wins, np.full(len(wins), games))
+    spread = p * (1 - p)
+    nearest = np.clip(0.5, lo, hi)            # p (1 - p) is largest at the point nearest 1/2
+    largest = nearest * (1 - nearest)
+    smallest = np.minimum(lo * (1 - lo), hi * (1 - hi))
+    return (1 - 4 * float(spread.mean()), 1 - 4 * float(largest.mean()), 1 - 4 * float(smallest.mean()))
+
+
 def balance(wins: np.ndarray, decided: int, draws: int = 4000, seed: int = 0) -> tuple[float, float, float]:
     """Balance of the seats (the issue's definition): 1 - (the largest seat win rate -
     the smallest), over the decided games, with a 95% parametric-bootstrap interval

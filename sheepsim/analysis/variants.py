@@ -9,7 +9,6 @@ length is tested with a paired z-test and Holm-adjusted over the variants.
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import policy_data
 from . import tables as T
-from .stats import wilson_interval
+from .stats import holm_adjusted, normal_p, wilson_interval
 
 KEYS = ("players", "policy", "games", "options", "variants")
 
@@ -96,11 +95,11 @@ def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, prog
                          "edge": edge["edge"], "edge_lo": edge["edge_lo"], "edge_hi": edge["edge_hi"],
                          "mean_turns": turns.mean(), "turns_change": d.mean(),
                          "turns_change_lo": d.mean() - 1.96 * se, "turns_change_hi": d.mean() + 1.96 * se,
-                         "p": _p_value(d.mean(), se) if vname != baseline else np.nan,
+                         "p": normal_p(d.mean(), se) if vname != baseline else np.nan,
                          "capped_rate": capped / len(df), "capped_rate_lo": clo, "capped_rate_hi": chi})
         odd.update({f"{n}p {vname}": df for vname, df in results.items() if F.oddities(df, unit)})
     table = pd.DataFrame(rows)
-    table["p_holm_value"] = _holm(table)
+    table["p_holm_value"] = holm_adjusted(table["p"].to_numpy())
     # a p-value that underflows is "tiny", never "0"
     table["p_holm"] = [("n/a" if np.isnan(v) else f"{v:.3g}" if v > 1e-300 else "< 1e-300")
                        for v in table["p_holm_value"]]
@@ -153,23 +152,3 @@ def _findings(table: pd.DataFrame, baseline: str, unit: str, alpha: float = 0.05
                 for r in capped.itertuples()))
         lines.append(f"**{n} players** ({t['policy'].iloc[0]}): " + "; ".join(parts) + ".")
     return lines
-
-
-def _p_value(mean: float, se: float) -> float:
-    """Two-sided normal p-value of mean / se. By erfc, not 1 - cdf: the subtraction
-    rounds every |z| above about 8.3 to p = 0, which the report would print as < 1e-300."""
-    if se == 0:
-        return 0.0 if mean != 0 else 1.0
-    return math.erfc(abs(mean / se) / math.sqrt(2))
-
-
-def _holm(table: pd.DataFrame) -> np.ndarray:
-    """Holm step-down adjustment over all (players, variant) tests."""
-    p = table["p"].to_numpy()
-    out = np.full(len(p), np.nan)
-    idx = [i for i in np.argsort(p) if not np.isnan(p[i])]
-    running = 0.0
-    for rank, i in enumerate(idx):
-        running = max(running, min(1.0, (len(idx) - rank) * p[i]))
-        out[i] = running
-    return out

@@ -32,6 +32,8 @@ EXAMPLES = (
             "sheepsim simulate bobbysitter -p 3 --deck {path}"),
     Example("analysis.toml", "an analysis file: Pig's first-player edge under two policies, commented",
             "sheepsim run {path} --scale 0.1"),
+    Example("variant.toml", "a rule variant: Bye-Bye Black Sheep with the Wolf card against the base game",
+            "sheepsim check {path}"),
 )
 
 

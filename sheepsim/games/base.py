@@ -78,6 +78,9 @@ class GameSpec:
     # --metrics (analysis.tables.end_table)
     end_conditions: tuple[str, ...] = ()
     end_condition: Callable[[Any, Rules], np.ndarray] | None = None
+    # the designer's check (analysis/check.py): a stronger and a weaker policy SPEC whose
+    # gap measures how much skill matters; the stronger also plays the self-play games
+    skill_policies: tuple[str, str] = ("greedy", "random")
     # how to write a policy for this game (signature, return value, what it may read),
     # printed by `sheepsim policies GAME`
     policy_help: str | None = None

@@ -442,3 +442,45 @@ def stop_map(panels: Mapping[str, np.ndarray], rows: Sequence, cols: Sequence, p
     bar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8)
     bar.set_label(value_label, fontsize="small")
     return _save(fig, path)
+
+
+def history_plot(trial: np.ndarray, value: np.ndarray, games: np.ndarray, best: tuple[float, float, float],
+                 path: str | os.PathLike[str], title: str, ylabel: str, better: str) -> Path:
+    """The tuner's settings in the order tried: each setting's objective from the games it
+    raced (one marker per rung reached), and the best setting's confirmed value with its
+    95% interval (line and band)."""
+    fig, (ax,) = _figure(3.6)
+    rungs = sorted(set(games.tolist()))
+    for g, c, m in zip(rungs, colours(len(rungs)), "v^os*Dph"):
+        at = games == g
+        ax.plot(trial[at], value[at], m, color=c, markersize=4.5, linestyle="none", label=f"{g:,} games")
+    v, lo, hi = best
+    ax.axhline(v, color="black", linewidth=1, label="best, confirmed")
+    ax.axhspan(lo, hi, color="black", alpha=0.12, linewidth=0)
+    ax.set_xlabel("setting (in the order tried)")
+    ax.set_ylabel(f"{ylabel} ({better} is better)")
+    ax.set_title(_title(title), fontsize=10)
+    ax.legend(fontsize=8, title="raced for", title_fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequence[tuple],
+                path: str | os.PathLike[str], title: str, xlabel: str, ylabel: str) -> Path:
+    """Two objectives: every setting raced to the end (grey), the Pareto front (`front`,
+    joined in order of x) and the confirmed settings (x, x_lo, x_hi, y, y_lo, y_hi, label)
+    with their 95% intervals; the labels say which way is better."""
+    fig, (ax,) = _figure(4.4)
+    ax.plot(x[~front], y[~front], "o", color="0.7", markersize=4, linestyle="none", label="raced to the end")
+    order = np.argsort(x[front])
+    ax.plot(x[front][order], y[front][order], color="0.3", linewidth=1)
+    ax.plot(x[front], y[front], "o", color="0.3", markersize=4, linestyle="none", label="Pareto front")
+    for (cx, xlo, xhi, cy, ylo, yhi, label), c in zip(confirmed, colours(len(confirmed))):
+        ax.errorbar([cx], [cy], xerr=[[cx - xlo], [xhi - cx]], yerr=[[cy - ylo], [yhi - cy]], color=c,
+                    label=label, **MARKER)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(_title(title), fontsize=10)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,7 @@ class _Counts:
     exact: bool                 # quantiles exact from a histogram (aggregate mode)
     experience: pd.DataFrame | None = None      # the --metrics table (analysis.tables.experience_table)
     ends: pd.DataFrame | None = None            # how the games ended (analysis.tables.end_table)
+    turns: Counter | None = None                # the length histogram {turns: games}
 
 
 def _from_rows(df: pd.DataFrame, several_policies: bool) -> _Counts:
@@ -54,7 +56,7 @@ def _from_rows(df: pd.DataFrame, several_policies: bool) -> _Counts:
         tiebreak = int(T.tiebreak_rate(df).iloc[0]["tiebreak"])
     return _Counts(T.seat_table(df), T.policy_table(df) if several_policies else None, len(df),
                    int(no_winner.sum()) - shared, shared, int(df["capped"].sum()), length, tiebreak, False,
-                   T.experience_table(df), T.end_table(df))
+                   T.experience_table(df), T.end_table(df), Counter(df["turns"].to_numpy().tolist()))
 
 
 def _from_aggregate(agg: A.Aggregate, several_policies: bool) -> _Counts:
@@ -62,7 +64,7 @@ def _from_aggregate(agg: A.Aggregate, several_policies: bool) -> _Counts:
     return _Counts(A.seat_table(agg), A.policy_table(agg) if several_policies else None, agg.games,
                    undecided - (shared or 0), shared, int(agg.sums.get("capped", 0)),
                    A.length_summary(agg), agg.decided_true["tiebreak"] if "tiebreak" in agg.decided_true else None,
-                   True, A.experience_table(agg), A.end_table(agg))
+                   True, A.experience_table(agg), A.end_table(agg), agg.turns)
 
 
 def _wrap(text: str) -> list[str]:
@@ -153,6 +155,9 @@ def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
         b, lo, hi = T.balance(c.seats["wins"].to_numpy(), decided)
         lines.append("balance (1 - the largest gap between seat win rates): "
                      + format_interval(b, lo, hi, floatfmt=".3f"))
+    u, lo, hi = T.uniformity(c.seats["wins"].to_numpy(), c.games)
+    lines += _wrap("outcome uniformity (Ludii's; 0: a fair coin flip, 1: a foregone result): "
+                   + format_interval(u, lo, hi, floatfmt=".3f"))
     cap = next((v for k, v in rules.items() if k.endswith("_cap")), None)
     lo, hi = wilson_interval(c.capped, c.games)
     if cap is not None or c.capped:
@@ -166,14 +171,21 @@ def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _length(c: _Counts, game) -> list[str]:
+def _length(c: _Counts, game, target: tuple[float, float] | None = None) -> list[str]:
     n = c.length
     median = f"median {n['median']:g}"
     if not c.exact:
         median += f" [{n['median_lo']:g}, {n['median_hi']:g}]"
     exact = " (exact, from the length histogram)" if c.exact else ""
-    return _wrap(f"Game length ({game.turn_unit}): mean {n['mean']:.2f} [{n['mean_lo']:.2f}, {n['mean_hi']:.2f}], "
-                 f"{median}, IQR {n['q25']:g}-{n['q75']:g}, p90 {n['p90']:g}, p99 {n['p99']:g}{exact}")
+    lines = _wrap(f"Game length ({game.turn_unit}): mean {n['mean']:.2f} [{n['mean_lo']:.2f}, {n['mean_hi']:.2f}], "
+                  f"{median}, IQR {n['q25']:g}-{n['q75']:g}, p90 {n['p90']:g}, p99 {n['p99']:g}{exact}")
+    if target is not None:
+        t = T.target_length_row(c.turns, *target)
+        lines += _wrap(f"target length {target[0]:g}-{target[1]:g} {game.turn_unit}: score "
+                       f"{format_interval(t['score'], t['score_lo'], t['score_hi'], floatfmt='.3f')} (1 inside "
+                       f"the range, falling to 0 at no length and at twice its top; Ludii's IdealDuration), "
+                       f"{t['inside_rate']:.1%} of games inside it")
+    return lines
 
 
 def _stop(m) -> list[str]:
@@ -194,10 +206,16 @@ def _counts(run) -> _Counts:
     return _from_aggregate(run.aggregate, several) if run.aggregate is not None else _from_rows(run.results, several)
 
 
-def summary_tables(game, run) -> dict[str, Any]:
+def summary_tables(game, run, target: tuple[float, float] | None = None) -> dict[str, Any]:
     """The summary's numbers as data (`sheepsim summarize --json/--csv`): the run, the
-    seat and policy tables (rates with their _lo/_hi), unfinished games and length."""
+    seat and policy tables (rates with their _lo/_hi), unfinished games, balance,
+    outcome uniformity and length (with the target-length score when `target`)."""
     m, c = run.manifest, _counts(run)
+    decided = int(c.seats["wins"].sum())
+    balance = dict(zip(("balance", "balance_lo", "balance_hi"), T.balance(c.seats["wins"].to_numpy(), decided))) \
+        if decided else {"balance": None}
+    uniformity = dict(zip(("uniformity", "uniformity_lo", "uniformity_hi"),
+                          T.uniformity(c.seats["wins"].to_numpy(), c.games)))
     return _plain({
         "run": {"game": game.name, "players": m["rules"]["num_players"], "games": m.get("played", m["games"]),
                 "seed": m["seed"], "rules": m["rules"], "policies": m["policies"], "rotate": m["rotate"],
@@ -205,15 +223,16 @@ def summary_tables(game, run) -> dict[str, Any]:
         "seats": c.seats.to_dict("records"),
         "policies": None if c.policies is None else c.policies.to_dict("records"),
         "outcomes": {"games": c.games, "draws": c.draws, "shared_wins": c.shared, "capped": c.capped,
-                     "tiebreak": c.tiebreak, "chi2_p": c.seats.attrs["chi2_p"]},
+                     "tiebreak": c.tiebreak, "chi2_p": c.seats.attrs["chi2_p"], **balance, **uniformity},
         "length": {"unit": game.turn_unit, **c.length},
+        "target_length": None if target is None else T.target_length_row(c.turns, *target),
         "experience": None if c.experience is None else c.experience.to_dict("records"),
         "ends": None if c.ends is None else c.ends.to_dict("records"),
     })
 
 
-def summary_json(game, run) -> str:
-    return json.dumps(summary_tables(game, run), indent=1, allow_nan=False) + "\n"
+def summary_json(game, run, target: tuple[float, float] | None = None) -> str:
+    return json.dumps(summary_tables(game, run, target), indent=1, allow_nan=False) + "\n"
 
 
 def summary_csv(game, run) -> str:
@@ -239,7 +258,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def summary_text(game, run) -> str:
+def summary_text(game, run, target: tuple[float, float] | None = None) -> str:
+    """The summary; `target` (shortest, longest) adds the target-length score."""
     m = run.manifest
     c = _counts(run)
     lines = _header(game, run)
@@ -248,7 +268,7 @@ def summary_text(game, run) -> str:
     lines += _outcomes(c, game, m["rules"])
     if c.policies is not None:
         lines += ["", "Win rate by policy (all seats):", _table(c.policies, POLICY_COLUMNS)]
-    lines += [""] + _length(c, game)
+    lines += [""] + _length(c, game, target)
     if c.experience is not None:
         lines += ["", "Experience (--metrics; progress sampled at each round's start; 95% intervals):",
                   _experience(c.experience)]

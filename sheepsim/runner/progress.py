@@ -15,10 +15,11 @@ class _NoBar:
 
 
 class _Bar:
-    """Chunks done of `total`, elapsed time and an estimate of the time left."""
+    """Steps done of `total` (chunks, or the tuner's trials), elapsed time and an
+    estimate of the time left."""
 
-    def __init__(self, total: int):
-        self.total, self.done, self.start = total, 0, time.perf_counter()
+    def __init__(self, total: int, unit: str = "chunks"):
+        self.total, self.done, self.start, self.unit = total, 0, time.perf_counter(), unit
 
     def update(self, n: int) -> None:
         self.done += n
@@ -26,7 +27,7 @@ class _Bar:
         left = elapsed / max(self.done, 1) * (self.total - self.done)
         width = 30
         filled = int(width * self.done / self.total)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} chunks"
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {self.unit}"
                          f"  {elapsed:6.1f}s  ~{left:5.1f}s left")
         sys.stderr.flush()
 
@@ -35,6 +36,6 @@ class _Bar:
         sys.stderr.flush()
 
 
-def progress_bar(total: int, enabled: bool):
-    """A bar when enabled and there is more than one chunk; else one that prints nothing."""
-    return _Bar(total) if enabled and total > 1 else _NoBar()
+def progress_bar(total: int, enabled: bool, unit: str = "chunks"):
+    """A bar when enabled and there is more than one step; else one that prints nothing."""
+    return _Bar(total, unit) if enabled and total > 1 else _NoBar()

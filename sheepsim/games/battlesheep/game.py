@@ -146,4 +146,5 @@ GAME = GameSpec(
     bench_workload="uniform random policy, complete games (building, placement, moves)",
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
     play=P, compile_seconds=45, end_conditions=END_CONDITIONS, end_condition=end_condition,
+    skill_policies=("greedy", "random"),
 )

@@ -206,4 +206,5 @@ GAME = GameSpec(
     decisions_column=E.O_DECISIONS,
     play=P, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
+    skill_policies=("threshold:k=7", "random"),
 )

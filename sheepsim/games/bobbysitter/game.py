@@ -136,4 +136,5 @@ GAME = GameSpec(
     bench_players=4, bench_policy="adult", read_deck=read_deck, policy_help=POL.__doc__.split("\n\n", 1)[1],
     bench_workload="every seat the assumed adult profile, complete games (deck: the assumed default)",
     play=P, compile_seconds=35, end_conditions=END_CONDITIONS, end_condition=end_condition,
+    skill_policies=("adult", "child"),
 )

@@ -113,4 +113,5 @@ GAME = GameSpec(
     bench_players=3, bench_workload="uniform random policy, complete games (deck: the assumed default)",
     read_deck=read_deck, policy_help=POLICY_HELP,
     play=P, compile_seconds=75, end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
+    skill_policies=("greedy", "random"),
 )

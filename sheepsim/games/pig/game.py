@@ -159,4 +159,5 @@ GAME = GameSpec(
     reference_search=reference_search,
     policy_help=POLICY_HELP, policy_data=policy_data, stop_features=stop_features, play=P, compile_seconds=15,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
+    skill_policies=("hold", "random"),
 )

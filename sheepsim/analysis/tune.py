@@ -1,0 +1,515 @@
+"""Tuning (`tune` analysis kind): search rule options, deck parameters and per-player
+handicaps for the setting that best meets one or two objectives.
+
+The search space is a table of knobs, each one rule option (`sheepsim rules GAME`),
+an integer range or a list of choices:
+
+    [space.target]                  every player's value of an option: low..high in
+    option = "target_tokens"        steps of `step` (default 1)
+    low = 5
+    high = 12
+    [space.child_start]             a per-player option (Bobby Sitter's start_tokens):
+    option = "start_tokens"         player slot `player`'s value alone (slot 0 is the
+    player = 0                      first policy, the focal player); the others keep
+    low = 1                         their value (from a knob on the same option, or
+    high = 9                        from `options`)
+    [space.colours]
+    option = "colours"
+    choices = [4, 5, 6, 7]
+
+The objectives, one or two (measures.py defines the metrics):
+
+    { metric = "focal_edge", goal = "zero" }       the value's size minimised
+    { metric = "balance", goal = "maximize" }      or "minimize"
+    { metric = "length", goal = "inside", range = [20, 30] }
+                                                   the target-length score maximised
+    { metric = "skill_gap", goal = "maximize" }    a second run per setting: `strong`
+                                                   in one seat (rotated) against `weak`
+
+Search: optuna's TPE for one objective, NSGA-II for two, asked in batches of `batch`
+settings. Noise is handled by racing (successive halving on common seeds): every
+setting of a batch plays the first block of games, the best 1/eta of them play the next
+block, and so on for `rungs` blocks, `games` in all (block sizes games / eta^(rungs-1),
+then each rung eta times the games so far). Each block has its own seed, the same for
+every setting (common random numbers), so settings that race in a rung are ranked on
+the same games; two objectives rank by non-dominated front, then by the sum of the
+objectives' ranks. Every setting is told to the sampler with its estimate from the games
+it played (trial attribute `games`); only the settings that played every block can be
+chosen. A setting the rules reject (a start at or above the target) is told as pruned.
+
+Confirmation (ANALYSIS-GUIDE rule 4): the best `confirm` settings (one objective) or up
+to `confirm` settings along the Pareto front (two) play `confirm_games` fresh games (a
+seed no block used), common to all of them, each measure with its 95% interval and the
+paired difference from the best. Then the sensitivity table: each knob of the best
+setting moved one step down and one step up alone, on the confirmation's games.
+
+Resumable: the study is stored in REPORTS/<name>/study.sqlite3 (optuna's RDB storage).
+Running the same file at the same scale again goes on from the trials stored there (a
+finished study goes straight to the confirmation, a raised `trials` adds batches); a
+file changed in what the trials depend on (the space, objectives, policies, options,
+games, racing or seed) starts a new study.
+The sampler is seeded from (seed, trial number) at each ask and an evaluation depends
+only on the setting and the block seeds, so a resumed study ends as an uninterrupted one.
+
+Analysis keys: players, policy, focal_policy, strong, weak, options, space, objectives,
+trials, batch, games, eta, rungs, confirm, confirm_games.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SheepsimError
+from ..games import get_game
+from ..policies import seat_specs
+from ..runner import simulate
+from ..start import policy_data
+from . import measures as M
+from . import tables as T
+
+KEYS = ("players", "policy", "focal_policy", "strong", "weak", "options", "space", "objectives", "trials", "batch",
+        "games", "eta", "rungs", "confirm", "confirm_games")
+GOALS = ("minimize", "maximize", "zero", "inside")
+# metric: (label, shown as) -- "points": a share less the fair 1/P, in signed points
+METRICS = {"edge": ("seat 0 edge", "points"), "focal_edge": ("focal player's edge", "points"),
+           "length": ("length", "count"), "decided_share": ("decided share", "share"),
+           "comeback": ("comeback rate", "share"), "lead_changes": ("lead changes", "count"),
+           "drama": ("drama", "count"), "balance": ("balance", "count"), "skill_gap": ("skill gap", "points")}
+SHOWN = ("length", "edge", "focal_edge", "balance", "decided_share", "comeback")     # besides the objectives
+STUDY_FILE = "study.sqlite3"
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    option: str
+    values: tuple                 # every value the knob takes, in order (a step moves along it)
+    player: int | None = None     # a per-player option's slot, or None for every player's value
+    choices: bool = False
+
+
+@dataclass(frozen=True)
+class Objective:
+    metric: str
+    goal: str
+    range: tuple[float, float] | None = None
+
+    @property
+    def label(self) -> str:
+        if self.goal == "inside":
+            return f"target-length score ({self.range[0]:g}-{self.range[1]:g})"
+        label = METRICS[self.metric][0]
+        return {"zero": f"|{label}|", "maximize": f"{label} (max)", "minimize": f"{label} (min)"}[self.goal]
+
+    @property
+    def measure(self) -> str:
+        """The measure behind it: the target-length score for `inside`."""
+        return "target_length" if self.goal == "inside" else self.metric
+
+
+@dataclass
+class Plan:
+    game: Any
+    players: int
+    policies: list[str]           # one SPEC per player slot
+    strong: str
+    weak: str
+    options: dict[str, Any]
+    knobs: list[Knob]
+    objectives: list[Objective]
+    trials: int
+    batch: int
+    blocks: list[int]             # games per racing block
+    eta: int
+    confirm: int
+    confirm_games: int
+    seed: int
+    identity: str = ""
+    needs_skill: bool = False
+    cache: dict = field(default_factory=dict)     # (setting, block) -> per-game measures
+
+
+def _problem(text: str) -> SheepsimError:
+    return SheepsimError(f"tune: {text}")
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _knob(game, name: str, spec: Any, players: int) -> Knob:
+    if not isinstance(spec, dict):
+        raise _problem(f"[space.{name}] must be a table, e.g. {{ option = \"colours\", low = 4, high = 8 }}")
+    unknown = sorted(set(spec) - {"option", "player", "low", "high", "step", "choices"})
+    if unknown:
+        raise _problem(f"[space.{name}]: unknown key {unknown[0]!r}; valid keys: option, player, low, high, step, "
+                       f"choices")
+    options = {o.name: o for o in game.options}
+    option = spec.get("option", name)
+    if option not in options:
+        raise _problem(f"[space.{name}]: unknown {game.name} option {option!r}; valid options: "
+                       f"{', '.join(options)}")
+    o = options[option]
+    player = spec.get("player")
+    if player is not None:
+        per_player = [x.name for x in game.options if x.per_player] or ["none"]
+        if not o.per_player:
+            raise _problem(f"[space.{name}]: {option} is one value for every player, so it takes no `player`; "
+                           f"per-player options: {', '.join(per_player)}")
+        if not (_whole(player) and 0 <= player < players):
+            raise _problem(f"[space.{name}]: `player` must be a player slot 0..{players - 1}, not {player!r}")
+    if "choices" in spec:
+        if {"low", "high", "step"} & set(spec):
+            raise _problem(f"[space.{name}]: give either choices or low/high, not both")
+        choices = spec["choices"]
+        if not isinstance(choices, list) or not choices:
+            raise _problem(f"[space.{name}]: `choices` is an empty range; give a list of {option}'s values "
+                           f"({o.allowed()})")
+        for c in choices:
+            try:
+                o.parse(c)
+            except SheepsimError as exc:
+                raise _problem(f"[space.{name}]: {exc}")
+        return Knob(name, option, tuple(choices), player, True)
+    if o.choices is not None:
+        raise _problem(f"[space.{name}]: {option} takes choices ({o.allowed()}): give `choices = [...]`")
+    low, high, step = spec.get("low"), spec.get("high"), spec.get("step", 1)
+    if not all(_whole(v) for v in (low, high, step)) or step < 1:
+        raise _problem(f"[space.{name}]: give whole numbers low and high (and step >= 1) for {option}, "
+                       f"allowed {o.low}..{o.high}")
+    if low > high:
+        raise _problem(f"[space.{name}]: the range {low}..{high} is empty (low above high)")
+    if low < o.low or high > o.high:
+        raise _problem(f"[space.{name}]: the range {low}..{high} leaves {option}'s allowed {o.low}..{o.high}")
+    return Knob(name, option, tuple(range(low, high + 1, step)), player)
+
+
+def _objective(spec: Any, i: int) -> Objective:
+    if not isinstance(spec, dict) or "metric" not in spec:
+        raise _problem(f"objective {i + 1} must be a table with a metric and a goal, e.g. "
+                       f"{{ metric = \"edge\", goal = \"zero\" }}")
+    unknown = sorted(set(spec) - {"metric", "goal", "range"})
+    if unknown:
+        raise _problem(f"objective {i + 1}: unknown key {unknown[0]!r}; valid keys: metric, goal, range")
+    metric, goal = spec["metric"], spec.get("goal")
+    if metric not in METRICS:
+        raise _problem(f"objective {i + 1}: unknown metric {metric!r}; valid metrics: {', '.join(METRICS)}")
+    if goal not in GOALS:
+        raise _problem(f"objective {i + 1}: unknown goal {goal!r}; valid goals: {', '.join(GOALS)}")
+    if goal != "inside":
+        if "range" in spec:
+            raise _problem(f"objective {i + 1}: a `range` belongs to goal = \"inside\"")
+        return Objective(metric, goal)
+    if metric != "length":
+        raise _problem(f"objective {i + 1}: goal \"inside\" is for metric \"length\" (the target-length score)")
+    rng = spec.get("range")
+    if not (isinstance(rng, list) and len(rng) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                            for v in rng)):
+        raise _problem(f"objective {i + 1}: `range` must be [shortest, longest] in the game's turn unit")
+    problem = T.target_problem(float(rng[0]), float(rng[1]))
+    if problem:
+        raise _problem(f"objective {i + 1}: {problem}")
+    return Objective(metric, goal, (float(rng[0]), float(rng[1])))
+
+
+def _positive(spec: dict, key: str, default: int, least: int = 1) -> int:
+    value = spec.get(key, default)
+    if not (_whole(value) and value >= least):
+        raise _problem(f"`{key}` must be a whole number >= {least}, not {value!r}")
+    return value
+
+
+def plan(spec: dict[str, Any], scale: float) -> Plan:
+    game = get_game(spec["game"])
+    players = spec.get("players", game.players[0])
+    if not _whole(players):
+        raise _problem("`players` must be one player count")
+    strong, weak = game.skill_policies
+    field_policy = spec.get("policy", strong)
+    focal = spec.get("focal_policy")
+    policies = [focal if focal is not None else field_policy] + [field_policy] * (players - 1)
+    space = spec.get("space")
+    if not isinstance(space, dict) or not space:
+        raise _problem("a tune analysis needs a [space] table of knobs, e.g. [space.colours] option = \"colours\", "
+                       "low = 4, high = 8")
+    knobs = [_knob(game, name, s, players) for name, s in space.items()]
+    objectives = spec.get("objectives")
+    if not isinstance(objectives, list) or not 1 <= len(objectives) <= 2:
+        raise _problem("give one or two objectives, e.g. objectives = [{ metric = \"edge\", goal = \"zero\" }]")
+    objectives = [_objective(o, i) for i, o in enumerate(objectives)]
+    if any(o.metric == "focal_edge" for o in objectives) and focal is None:
+        raise _problem("the focal_edge metric needs a `focal_policy` (player slot 0's policy)")
+    eta, rungs = _positive(spec, "eta", 2, 2), _positive(spec, "rungs", 3)
+    games = max(eta ** (rungs - 1), round(_positive(spec, "games", 8000) * scale))
+    totals = [math.ceil(games / eta ** (rungs - 1 - r)) for r in range(rungs)]
+    p = Plan(game, players, policies, spec.get("strong", strong), spec.get("weak", weak),
+             dict(spec.get("options", {})), knobs, objectives, _positive(spec, "trials", 48),
+             _positive(spec, "batch", 8), [b - a for a, b in zip([0] + totals[:-1], totals)], eta,
+             _positive(spec, "confirm", 3), max(1, round(_positive(spec, "confirm_games", 40_000) * scale)),
+             int(spec["seed"]))
+    p.needs_skill = any(o.metric == "skill_gap" for o in objectives)
+    try:
+        specs = seat_specs(game.name, policies, players)
+        base = game.make_rules(players, p.options)
+        policy_data(game, base, specs)
+        if p.needs_skill:
+            seat_specs(game.name, [p.strong] + [p.weak] * (players - 1), players)
+    except SheepsimError as exc:
+        raise _problem(str(exc))
+    # what the trials depend on: raising `trials` (or changing the confirmation or the
+    # words) goes on with the stored study
+    kept = {k: v for k, v in spec.items() if k not in ("trials", "confirm", "confirm_games", "name", "title",
+                                                       "description")}
+    p.identity = hashlib.sha256(json.dumps([kept, round(games), game.version], sort_keys=True, default=str).encode()
+                                ).hexdigest()[:16]
+    return p
+
+
+# --- evaluating a setting --------------------------------------------------------------
+
+def block_seed(seed: int, block: int) -> int:
+    """The seed of racing block `block` (0, 1, ...) or of the confirmation (-1): a fresh
+    stream for each, the same for every setting."""
+    return int(np.random.SeedSequence([seed, 0x7475, block + 1]).generate_state(1, np.uint32)[0])
+
+
+def options_of(p: Plan, setting: dict[str, Any]) -> dict[str, Any]:
+    """The rule options of a setting (knob name -> value): the file's `options`, each
+    knob's option, per-player knobs last, over the others' values."""
+    options = dict(p.options)
+    for k in p.knobs:
+        if k.player is None:
+            options[k.option] = setting[k.name]
+    for k in p.knobs:
+        if k.player is not None:
+            current = options.get(k.option, next(o.default for o in p.game.options if o.name == k.option))
+            values = [int(v) for v in str(current).split(",")]
+            values = values * p.players if len(values) == 1 else values
+            values[k.player] = setting[k.name]
+            options[k.option] = ",".join(str(v) for v in values)
+    return options
+
+
+def _play(p: Plan, setting: dict[str, Any], games: int, seed: int, threads: int | None) -> dict[str, Any]:
+    """One block of a setting: the measures' per-game (a, b), and the seats' winners."""
+    rules = p.game.make_rules(p.players, options_of(p, setting))
+    df = simulate(p.game, rules, seat_specs(p.game.name, p.policies, p.players), games, seed, threads,
+                  metrics=True, notify=_to_stderr).results
+    names = {"edge", "focal_edge", "length", *M.EXPERIENCE}
+    target = next((o.range for o in p.objectives if o.goal == "inside"), None)
+    out = {"pairs": M.per_game(df, sorted(names | ({"target_length"} if target else set())), target),
+           "frame": df[["winner", "num_players", "rotation"]]}
+    if p.needs_skill:
+        skill = simulate(p.game, rules, seat_specs(p.game.name, [p.strong] + [p.weak] * (p.players - 1), p.players),
+                         games, seed, threads, notify=_to_stderr).results
+        out["pairs"]["skill_gap"] = M.slot_share(skill)
+    return out
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _key(setting: dict[str, Any]) -> str:
+    return json.dumps(setting, sort_keys=True)
+
+
+def valid(p: Plan, setting: dict[str, Any]) -> str:
+    """'' when the rules take the setting, else why not."""
+    try:
+        policy_data(p.game, p.game.make_rules(p.players, options_of(p, setting)),
+                    seat_specs(p.game.name, p.policies, p.players))
+    except SheepsimError as exc:
+        return str(exc)
+    return ""
+
+
+def played(p: Plan, setting: dict[str, Any], blocks: int, threads: int | None) -> list[dict]:
+    """The setting's first `blocks` racing blocks, played once each (cached)."""
+    out = []
+    for b in range(blocks):
+        key = (_key(setting), b)
+        if key not in p.cache:
+            p.cache[key] = _play(p, setting, p.blocks[b], block_seed(p.seed, b), threads)
+        out.append(p.cache[key])
+    return out
+
+
+def estimates(runs: list[dict]) -> dict[str, tuple[float, np.ndarray | None]]:
+    """Every measure of the pooled blocks: name -> (value, per-game influence values)."""
+    pairs = {name: (np.concatenate([r["pairs"][name][0] for r in runs]),
+                    np.concatenate([r["pairs"][name][1] for r in runs])) for name in runs[0]["pairs"]}
+    out = {name: M.ratio(a, b) for name, (a, b) in pairs.items()}
+    frame = pd.concat([r["frame"] for r in runs], ignore_index=True)
+    out["balance"] = M.balance(frame)
+    winner = frame["winner"].to_numpy()
+    wins = np.bincount(winner[winner >= 0], minlength=int(frame["num_players"].iloc[0]))
+    # the delta method's interval fails near 1 (the largest gap is a maximum of noisy
+    # gaps); tables show the parametric bootstrap's, as every summary does
+    out["balance_interval"] = T.balance(wins, int(wins.sum()))[1:] if wins.sum() else (math.nan, math.nan)
+    return out
+
+
+def loss(o: Objective, est: dict[str, tuple[float, Any]], players: int) -> float:
+    """What the sampler minimises for objective `o` (NaN: undefined, ranked last)."""
+    value = est[o.measure][0]
+    if o.metric in M.EDGES:
+        value -= 1.0 / players
+    return {"minimize": value, "maximize": -value, "zero": abs(value), "inside": -value}[o.goal]
+
+
+def loss_influence(o: Objective, est: dict[str, tuple[float, Any]], players: int) -> np.ndarray | None:
+    """The per-game influence values of the loss (its sign flips for maximize and inside,
+    and follows the value's sign for zero)."""
+    value, infl = est[o.measure]
+    if infl is None:
+        return None
+    if o.metric in M.EDGES:
+        value -= 1.0 / players
+    sign = {"minimize": 1.0, "maximize": -1.0, "inside": -1.0, "zero": 1.0 if value >= 0 else -1.0}[o.goal]
+    return sign * infl
+
+
+def rank(losses: np.ndarray) -> np.ndarray:
+    """Order of settings (rows of losses), best first: non-dominated front, then the sum
+    of the objectives' ranks (one objective: its loss); NaN losses last."""
+    n = len(losses)
+    finite = np.where(np.isnan(losses), np.inf, losses)
+    ranks = np.argsort(np.argsort(finite, axis=0, kind="stable"), axis=0, kind="stable").sum(axis=1)
+    return np.lexsort((np.arange(n), ranks, fronts(losses)))
+
+
+def fronts(losses: np.ndarray) -> np.ndarray:
+    """Each setting's non-dominated front (0: the Pareto front) by its losses (rows)."""
+    losses = np.where(np.isnan(losses), np.inf, losses)
+    front = np.full(len(losses), -1)
+    level = 0
+    while (front < 0).any():
+        left = np.flatnonzero(front < 0)
+        for i in left:
+            if not any(np.all(losses[j] <= losses[i]) and np.any(losses[j] < losses[i]) for j in left):
+                front[i] = level
+        level += 1
+    return front
+
+
+# --- the run and its report ---------------------------------------------------------------
+
+def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
+    from ..report.tuning import write_report
+    from . import racing as R
+    folder = (reports / spec["name"]).absolute()
+    folder.mkdir(parents=True, exist_ok=True)
+    study = R.open_study(p, folder, progress)
+    R.search(p, study, threads, progress)
+    trials = R.trials_table(p, study)
+    seconds = R.search_seconds(study)
+    picked = R.candidates(p, trials)
+    if picked.empty:
+        raise SheepsimError(f"tune: no setting played all {sum(p.blocks):,} games (every one the rules rejected?); "
+                            f"widen the space")
+    if progress:
+        print(f"{spec['name']}: confirming {len(picked)} setting(s) on {p.confirm_games:,} fresh games ...",
+              file=sys.stderr, flush=True)
+    settings = [{k.name: row[k.name] for k in p.knobs} for _, row in picked.iterrows()]
+    settings = [{k: (int(v) if isinstance(v, (np.integer, float)) and float(v).is_integer() else v)
+                 for k, v in s.items()} for s in settings]
+    ests = [R.confirm_run(p, s, threads) for s in settings]
+    best = R.knee(p, ests)
+    order = [best] + [i for i in range(len(settings)) if i != best]       # the best first
+    settings, ests, best = [settings[i] for i in order], [ests[i] for i in order], 0
+    confirmed = _confirmed_table(p, settings, ests, best)
+    sensitivity = _sensitivity_table(p, settings[best], ests[best], threads)
+    trials.to_parquet(folder / "trials.parquet", index=False)
+    return write_report(spec, p, reports, command, trials, seconds, settings, ests, confirmed, sensitivity)
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def setting_text(s: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in s.items())
+
+
+def _measures_row(p: Plan, est: dict, names: list[str]) -> dict[str, float]:
+    from .racing import shown
+    row = {}
+    for m in names:
+        row[m], row[f"{m}_lo"], row[f"{m}_hi"] = shown(p, est, m)
+    return row
+
+
+def _change_row(p: Plan, base: dict, moved: dict) -> dict[str, Any]:
+    """Each objective's paired change from `base` to `moved` ("d_" + measure) and the
+    verdict from the objectives' losses: better, worse, or no detectable change."""
+    row, verdicts = {}, []
+    for o in p.objectives:
+        (vb, ib), (vm, im) = base[o.measure], moved[o.measure]
+        row[f"d_{o.measure}"], row[f"d_{o.measure}_lo"], row[f"d_{o.measure}_hi"], _ = M.paired(vb, ib, vm, im)
+        lb, lm = loss(o, base, p.players), loss(o, moved, p.players)
+        _, lo, hi, _ = M.paired(lb, loss_influence(o, base, p.players), lm, loss_influence(o, moved, p.players))
+        verdicts.append("worse" if lo > 0 else "better" if hi < 0 else "same")
+    # dominance: better (worse) when better (worse) on some objective and worse (better) on none
+    if "better" in verdicts and "worse" not in verdicts:
+        row["against the best"] = "better"
+    elif "worse" in verdicts and "better" not in verdicts:
+        row["against the best"] = "worse"
+    elif "better" in verdicts:
+        row["against the best"] = "a trade-off: " + ", ".join(
+            f"{v} {METRICS[o.metric][0] if o.goal != 'inside' else o.label}" for o, v in zip(p.objectives, verdicts)
+            if v != "same")
+    else:
+        row["against the best"] = "no detectable change"
+    return row
+
+
+def shown_names(p: Plan) -> list[str]:
+    """The measures the tables show: the objectives', then SHOWN (the focal player's
+    edge only when slot 0 plays its own policy)."""
+    names = [o.measure for o in p.objectives]
+    return names + [m for m in SHOWN if m not in names and not (m == "focal_edge" and len(set(p.policies)) == 1)]
+
+
+def _confirmed_table(p: Plan, settings: list[dict], ests: list[dict], best: int) -> pd.DataFrame:
+    rows = []
+    for i, (s, est) in enumerate(zip(settings, ests)):
+        rows.append({"setting": setting_text(s) + (" (best)" if i == best else ""),
+                     **_measures_row(p, est, shown_names(p)),
+                     **({} if i == best else _change_row(p, ests[best], est)),
+                     **{f"loss_{j}": loss(o, est, p.players) for j, o in enumerate(p.objectives)}})
+    table = pd.DataFrame(rows)
+    if "against the best" not in table:          # the best was the only setting to confirm
+        table["against the best"] = ""
+    return table[[c for c in table if c != "against the best"] + ["against the best"]].fillna({"against the best": ""})
+
+
+def _sensitivity_table(p: Plan, setting: dict, est: dict, threads: int | None) -> pd.DataFrame:
+    from .racing import confirm_run, neighbours
+    rows = []
+    for k, moved in neighbours(p, setting):
+        row = {"knob": k.name, "from": setting[k.name], "to": moved[k.name]}
+        why = valid(p, moved)
+        if why:
+            rows.append({**row, "against the best": f"the rules reject it: {why}"})
+            continue
+        other = confirm_run(p, moved, threads)
+        rows.append({**row, **_measures_row(p, other, [o.measure for o in p.objectives]), **_change_row(p, est, other)})
+    return pd.DataFrame(rows)
