@@ -273,6 +273,27 @@ def check_row(threads: int, log: Callable[[str], None], scale: float = 1.0) -> d
             "target_s": CHECK_TARGET_S}
 
 
+TUNE_EXAMPLE = Path(__file__).resolve().parent.parent / "analyses" / "bobbysitter-tune-handicap.toml"
+
+
+def tune_row(threads: int, log: Callable[[str], None], path: Path = TUNE_EXAMPLE) -> dict[str, Any] | None:
+    """The tuner's speed on the shipped Bobby Sitter analysis (a checkout's analyses/; None
+    without it): settings tried a minute, racing included, in this process (its kernels
+    compiled by the Bobby Sitter row), the whole study timed, then the confirmation."""
+    from .analysis import definition
+    from .analysis import racing
+    if not path.exists():
+        return None
+    log(f"bench: the tuner ({path.name})...")
+    spec = definition.load(path)
+    with tempfile.TemporaryDirectory() as tmp, numba_threads(threads):
+        wall, _ = _timed(lambda: definition.run_file(path, Path(tmp), progress=False))
+        study = racing.open_study(racing.U.plan(spec, 1.0), Path(tmp) / spec["name"], False)
+        trials, search = len(study.trials), racing.search_seconds(study)
+    return {"analysis": f"analyses/{path.name}", "settings": trials, "search_s": search,
+            "settings_per_minute": trials / search * 60, "wall_s": wall}
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on, and how busy it was."""
     import numba
@@ -326,6 +347,8 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
         report["c_baseline"] = c_baseline(threads, log)
     if startup and any(g.name == "blacksheep" for g in games):
         report["check"] = check_row(threads, log)
+    if any(g.name == "bobbysitter" for g in games):
+        report["tune"] = tune_row(threads, log)
     if search_budget:
         from .search.bench import search_games, search_row
         report["search"] = []
@@ -404,6 +427,11 @@ def table(report: dict[str, Any]) -> str:
         out += ["", f"{c['command']} ({c['game']}, {c['runs']} runs of {c['games_per_run']:,} games, {n} threads): "
                     f"{c['wall_s']:.1f} s wall, a fresh process with cached kernels (target: under "
                     f"{c['target_s']} s)"]
+    if report.get("tune"):
+        t = report["tune"]
+        out += ["", f"the tuner, {t['analysis']} ({n} threads): {t['settings']} settings raced in {t['search_s']:.1f} s, "
+                    f"{t['settings_per_minute']:,.0f} settings a minute; {t['wall_s']:.1f} s wall with the "
+                    f"confirmation and the report"]
     if report.get("search"):
         from .search.bench import table as search_table
         out.append(search_table(report["search"], n))

@@ -602,8 +602,9 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
 def bench(games, players, n_games, reference_games, threads, json_path, no_startup, search_budget) -> None:
     """Speed of every game (or of each GAME given): kernel games/s at 1 and 2 threads,
     parallel efficiency, the pure-Python reference, cold and warm start, in one table;
-    the wall time of the README's `sheepsim check` example (with blacksheep); then the
-    search policies' speed (sheepsim/search/bench.py).
+    the wall time of the README's `sheepsim check` example (with blacksheep); the tuner's
+    settings a minute on analyses/bobbysitter-tune-handicap.toml (with bobbysitter); then
+    the search policies' speed (sheepsim/search/bench.py).
 
     \b
     Example:

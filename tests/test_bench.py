@@ -35,6 +35,9 @@ def fake_startup(monkeypatch):
     monkeypatch.setattr(B, "check_row", lambda threads, log: {
         "command": "sheepsim check examples/variant.toml", "game": "blacksheep", "players": [3],
         "games_per_run": 50000, "runs": 4, "wall_s": 4.25, "target_s": 60})
+    monkeypatch.setattr(B, "tune_row", lambda threads, log: {
+        "analysis": "analyses/bobbysitter-tune-handicap.toml", "settings": 64, "search_s": 4.0,
+        "settings_per_minute": 960.0, "wall_s": 12.5})
     return calls
 
 
@@ -60,8 +63,10 @@ def test_every_game_in_one_table_and_json(tmp_path, fake_startup):
     assert any(g.bench_more for g in games.values())
     assert ("sheepsim check examples/variant.toml (blacksheep, 4 runs of 50,000 games, 2 threads): 4.2 s wall"
             in result.output)
+    assert ("the tuner, analyses/bobbysitter-tune-handicap.toml (2 threads): 64 settings raced in 4.0 s, 960 "
+            "settings a minute; 12.5 s wall with the confirmation and the report") in result.output
     data = json.loads(path.read_text())
-    assert data["check"]["wall_s"] == 4.25
+    assert data["check"]["wall_s"] == 4.25 and data["tune"]["settings_per_minute"] == 960.0
     assert [(r["game"], r["policy"]) for r in data["rows"]] == [
         (name, policy) for name, g in games.items() for policy in [g.bench_policy] + [p for p, _ in g.bench_more]]
     assert data["threads"] == 2
@@ -174,3 +179,13 @@ def test_the_check_row_times_the_readme_example_in_a_fresh_process():
     row = B.check_row(2, lambda msg: None, scale=0.01)
     assert row["command"] == "sheepsim check examples/variant.toml" and row["game"] == "blacksheep"
     assert row["games_per_run"] == 500 and row["runs"] == 4 and 0 < row["wall_s"] < row["target_s"]
+
+
+def test_the_tune_row_times_a_whole_study(tmp_path):
+    from test_tune import SMALL
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL)
+    row = B.tune_row(1, lambda msg: None, path)
+    assert row["analysis"] == "analyses/small.toml" and row["settings"] == 16
+    assert 0 < row["search_s"] < row["wall_s"] and row["settings_per_minute"] == pytest.approx(16 / row["search_s"] * 60)
+    assert B.tune_row(1, lambda msg: None, tmp_path / "none.toml") is None
