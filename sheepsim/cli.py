@@ -424,21 +424,68 @@ def examples(folder: Path, force: bool) -> None:
 @click.option("--game", "-g", "game_index", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
               help="Index of the game within the run of --seed (as in simulate's `game` column).")
 @click.option("--json", "as_json", is_flag=True, help="Full state after every event, as JSON.")
-def trace(game, players, policies, options, seed, no_rotate, from_position, game_index, as_json) -> None:
+@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Write the game as one self-contained HTML page to FILE (a replay to step through in a "
+                   "browser: the picture after every event, its text, every seat's cards) instead of printing.")
+@click.option("--from-run", "from_run", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Replay game --game of the finished run in DIR (simulate --out) with exactly its settings: "
+                   "rules, policies, seed, rotation, deck or position (give none of them here).")
+def trace(game, players, policies, options, seed, no_rotate, from_position, game_index, as_json, html_path,
+          from_run) -> None:
     """A readable log of one game: every decision and the board after it (the game of
     index --game in the run of --seed, with the same options and policies as the run).
+    With --html FILE, the same game as a page that replays it step by step.
 
     \b
     Example:
       sheepsim trace blacksheep -p 3 --policy threshold:k=7 --seed 1 --game 0
+      sheepsim trace battlesheep --seed 1 --game 42 --html replay.html
+      sheepsim trace blacksheep --from-run runs/bb3 --game 17 --html bb3-17.html
     """
     from .policies import seat_specs
+    from .report import replay
     from .start import kernel_aux
+    if html_path is not None and as_json:
+        raise SheepsimError("give --html FILE or --json, not both (--json prints the states, --html writes a page)")
+    if html_path is not None:
+        replay.check_output(html_path)
     g = _game(game)
-    rules, position = _rules_and_start(g, players, options, from_position)
-    specs = seat_specs(g.name, policies, rules.num_players)
+    deck_file, start_option, start = _deck_option(), None, None
+    if from_run is not None:
+        ctx = click.get_current_context()
+        given = [name for name in ("players", "policies", "options", "seed", "no_rotate", "from_position", "deck")
+                 if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
+        if given:
+            flags = {"players": "--players", "policies": "--policy", "options": "--option", "no_rotate": "--no-rotate",
+                     "from_position": "--from-position"}
+            raise SheepsimError(f"--from-run replays the run with its own settings: drop "
+                                f"{', '.join(flags.get(n, '--' + n) for n in given)}")
+        run = replay.run_settings(from_run, g)
+        if game_index >= run.games:
+            raise SheepsimError(f"--game {game_index} is beyond the run in {from_run}: it played {run.games} games "
+                                f"(indexes 0 to {run.games - 1})")
+        rules, position, seed, rotate = run.rules, run.start, run.seed, run.rotate
+        specs = seat_specs(g.name, run.policies, rules.num_players)
+        deck_file = run.start_file if run.start_file is not None and run.start_file.is_file() else None
+        start = None if run.start_file is None else str(run.start_file)
+    else:
+        rules, position = _rules_and_start(g, players, options, from_position)
+        specs = seat_specs(g.name, policies, rules.num_players)
+        rotate = not no_rotate
+        start_file = deck_file or from_position
+        if start_file is not None:
+            start = str(start_file)
+            start_option = f"{'--deck' if deck_file else '--from-position'} {start_file}"
     init = kernel_aux(g, rules, position, specs)
-    click.echo(g.trace(rules, specs, seed, game_index, not no_rotate, init, as_json, deck_file=_deck_option()))
+    if html_path is None:
+        click.echo(g.trace(rules, specs, seed, game_index, rotate, init, as_json, deck_file=deck_file))
+        return
+    command = replay.trace_command(g, rules, [s.label for s in specs], seed, game_index, rotate, start_option,
+                                   from_run)
+    doc = replay.build(g, rules, specs, seed, game_index, rotate, init, deck_file, start, from_run, command)
+    path, size = replay.write(html_path, doc)
+    click.echo(f"wrote {path}: {g.title} game {game_index} of seed {seed}, {len(doc['steps'])} steps, "
+               f"{size / 1024:.0f} KB; open it in a browser")
 
 
 @cli.command()
