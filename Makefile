@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Regenerate every report; SCALE=10 multiplies every game count (tighter intervals).
+# Then the site to click through: reports/site/index.html (made from the saved outputs).
 reports: $(STAMP)
 	@for f in $(ANALYSES); do $(BIN)/sheepsim run $$f --scale $(SCALE) || exit 1; done
+	$(BIN)/sheepsim report reports --out reports/site
 
 # Two pytest workers (pytest-xdist), one file each at a time: numba compiles on one core,
 # so a cold run (every kernel compiled) takes about half the time on 2 cores. The games'

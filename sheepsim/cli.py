@@ -189,6 +189,7 @@ def cli(plugins) -> None:
       sheepsim check examples/variant.toml             a rule variant against the base game
       sheepsim run analyses/battlesheep-seat-advantage.toml
       sheepsim run analyses/blacksheep-thresholds.toml --scale 0.1   a quick look
+      sheepsim report                                  the reports as a site: reports/site/index.html
       sheepsim bench                                   every game's speed in one table
       sheepsim cache info                              numba's cache folder, and stale ones
       sheepsim --plugin mypolicy.py simulate battlesheep --policy mine --policy greedy
@@ -626,6 +627,34 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     path = run_file(analysis, reports, scale, threads, progress=not quiet)
     quick = f" (a quick look at --scale {scale:g}: intervals are wider than the full report's)" if scale < 1 else ""
     click.echo(f"report: {path}{quick}")
+
+
+@cli.command("report")
+@click.argument("reports", required=False, default=Path("reports"), type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None, metavar="SITE",
+              help="Folder to write the site to (default: REPORTS/site). A site made before is replaced whole; "
+                   "any other folder that is not empty is refused.")
+def report_site(reports: Path, out: Path | None) -> None:
+    """The reports in REPORTS (default: reports) as a static HTML site to click through:
+    an index of every report with its first finding, and one page per report (findings
+    first, then its tables, figures and provenance). Figures with saved data are
+    interactive (hover: the value, its 95% interval and n; zoom), the others are the
+    report's PNGs; tables sort by a click on a header. Nothing is re-run: the pages are
+    made from the files `sheepsim run` saved. The site needs no server and no network:
+    open SITE/index.html in a browser.
+
+    \b
+    Example:
+      sheepsim report reports --out reports/site
+    """
+    from .report.site import build
+    site = build(reports, out)
+    for note in site.notes:
+        click.echo(f"note: {note}", err=True)
+    live = sum(p.interactive for p in site.pages)
+    old = sum(not p.from_data for p in site.pages)
+    click.echo(f"site: {site.index} ({len(site.pages)} reports, {live} interactive figures"
+               + (f", {old} from their Markdown alone (no saved data)" if old else "") + "); open it in a browser")
 
 
 @cli.command()

@@ -114,3 +114,26 @@ def test_variant_p_values_keep_their_precision_far_in_the_tail():
     assert abs(_p_value(10.0, 1.0) / 1.5239706e-23 - 1) < 1e-6
     assert abs(_p_value(-1.96, 1.0) - 0.0499958) < 1e-6
     assert _p_value(0.0, 0.0) == 1.0 and _p_value(1.0, 0.0) == 0.0
+
+
+def test_a_grid_metric_of_an_experience_column_runs_with_metrics_and_skips_undefined_games(tmp_path):
+    from sheepsim.analysis import tables as T
+    from sheepsim.analysis.grid import _needs_metrics
+    from sheepsim.games import get_game
+    from sheepsim.policies import seat_specs
+    from sheepsim.runner import simulate
+    assert _needs_metrics({"metrics": ["mean:turns", "mean:comeback"]})
+    assert not _needs_metrics({"metrics": ["mean:turns", "ratio:score:turns"]})
+    game = get_game("bobbysitter")
+    df = simulate(game, game.make_rules(3, {}), seat_specs("bobbysitter", ["adult"], 3), 3000, 2,
+                  metrics=True, notify=None).results
+    holes = df.assign(comeback=df["comeback"].where(df.index % 7 != 0))     # games without a sole winner
+    value, lo, hi = measure(holes, "mean:comeback", 3)
+    won = holes["comeback"].dropna()
+    assert len(won) < len(df) and value == pytest.approx(won.mean()) and lo < value < hi
+    row = T.experience_row(df)
+    table = T.experience_table(df).set_index("metric")
+    assert row["comeback"] == table.loc["comeback", "mean"] and row["drama_hi"] == table.loc["drama", "mean_hi"]
+    wins = T.seat_table(df)["wins"].to_numpy()
+    assert row["balance"] == pytest.approx(1 - (wins.max() - wins.min()) / wins.sum())
+    assert row["ends"].startswith("target reached") and row["ends"].count("%") == len(T.end_table(df))

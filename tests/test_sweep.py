@@ -68,6 +68,12 @@ def test_rule_variants_report(tmp_path):
     assert " n/a |" in base and "-0.0" not in text
     assert text.index("## Findings") < text.index("## Seat balance") and "**3 players** (threshold:k=6)" in text
     assert (tmp_path / "rep" / "v" / "variants.png").stat().st_size > 1000
+    # the experience table: the base row's paired changes against itself are exactly zero
+    feel = text.split("## How the games felt, by variant")[1]
+    base = next(line for line in feel.splitlines() if line.startswith("| 3 | base |"))
+    assert base.count("0.0 [0.0, 0.0]") == 2 and base.count("0.000 [0.000, 0.000]") == 1
+    assert "triplets to win" in base
+    assert ("How the games feel against `base`" in text) != ("No variant changes the decided share" in text)
 
 
 def test_rule_variants_rejects_bad_variant(tmp_path):

@@ -23,7 +23,10 @@ Metrics, each with a 95% interval:
                        are reported per row, with the closest one
     seat0_edge         seat 0's win rate minus 1/P (Wilson)
     mean:COL           mean per game of column COL (a per-seat column is summed
-                       over the seats), normal interval
+                       over the seats), normal interval; COL may be an experience
+                       metric (rounds, lead_changes, decided_share, comeback, drama:
+                       the cells then run with --metrics; a game it is undefined
+                       for, NaN, is left out)
     ratio:A:B          sum of A over sum of B (e.g. ratio:stuck:turns = forced draws
                        per turn), delta-method interval over games
 """
@@ -187,6 +190,8 @@ def measure(df: pd.DataFrame, metric: str, players: int) -> tuple[float, float, 
         return wins / n if n else np.nan, lo, hi
     if metric.startswith("mean:"):
         x = _column(df, metric[5:], players)
+        if np.issubdtype(x.dtype, np.floating):
+            x = x[~np.isnan(x)]          # an experience metric a game does not define (comeback without a winner)
         se = x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else 0.0
         return x.mean(), x.mean() - 1.96 * se, x.mean() + 1.96 * se
     _, a, b = metric.split(":")
@@ -196,6 +201,13 @@ def measure(df: pd.DataFrame, metric: str, players: int) -> tuple[float, float, 
     resid = x - ratio * y
     se = np.sqrt(resid.var(ddof=1) / len(x)) / y.mean() if len(x) > 1 else 0.0
     return ratio, ratio - 1.96 * se, ratio + 1.96 * se
+
+
+def _needs_metrics(p: dict[str, Any]) -> bool:
+    """Whether a metric reads an experience column (simulate --metrics: lead_changes,
+    decided_share, comeback...), so the cells' runs tally them."""
+    columns = {name for name, _ in T.EXPERIENCE} | {"decided_share"}
+    return any(c in columns for m in p["metrics"] for c in m.split(":")[1:])
 
 
 def metric_name(metric: str, unit: str = "turns", share: bool = False) -> str:
@@ -248,7 +260,7 @@ def run(spec: dict[str, Any], p: dict[str, Any], reports: Path, threads, progres
                 rec[m] = rec[f"{m}_lo"] = rec[f"{m}_hi"] = np.nan
             records.append(rec)
             continue
-        df = simulate(game, cell.rules, cell.specs, p["games"], seed, threads).results
+        df = simulate(game, cell.rules, cell.specs, p["games"], seed, threads, metrics=_needs_metrics(p)).results
         rec["games"] = len(df)
         for m in p["metrics"]:
             rec[m], rec[f"{m}_lo"], rec[f"{m}_hi"] = measure(df, m, cell.players)
@@ -286,7 +298,8 @@ def run(spec: dict[str, Any], p: dict[str, Any], reports: Path, threads, progres
             centre = 0.0
         path = plots.heatmap(values, [_tick(v) for v in rows.values], [_tick(v) for v in cols.values],
                              figures / f"{_slug(m)}.png", f"{game.title}: {label}", cols.name or "-",
-                             rows.name or "-", centre=centre, lo=lo, hi=hi, percent=percent, value_label=label)
+                             rows.name or "-", centre=centre, lo=lo, hi=hi, percent=percent, value_label=label,
+                             n=table["games"].to_numpy().reshape(shape))
         neutral = (" White: the fair share, and every cell whose 95% interval holds it." if m == "focal_win_rate"
                    else " White: no edge, and every cell whose 95% interval holds 0." if m == "seat0_edge" else "")
         report.figure(path, f"{label[0].upper() + label[1:]} by {rows.name or '-'} (rows) and {cols.name or '-'} "
@@ -335,7 +348,7 @@ def _fair_section(report: Report, table: pd.DataFrame, rows: Axis, cols: Axis, f
     """Per row: the columns whose interval holds the fair 1/P, and the closest one; the
     findings line that says it in words."""
     from ..report import plots
-    out, lines, words = [], {}, []
+    out, lines, words, counts = [], {}, [], {}
     for r in rows.values:
         t = table[(table["row"].astype(str) == str(r)) & (table["games"] > 0)]
         if t.empty:
@@ -360,6 +373,7 @@ def _fair_section(report: Report, table: pd.DataFrame, rows: Axis, cols: Axis, f
             between = f"; {side} the fair share at every setting" if side else ""
         words.append(f"{_cell_name(rows, r) if rows.kind != 'none' else 'all'}: {_cell_name(cols, best['col'])} "
                      f"({rate} against a fair {fair:.1%}{', within its interval' if holds else ''}{between})")
+        counts[_cell_name(rows, r) if rows.kind != "none" else "all"] = t["games"].to_numpy()
         lines[_cell_name(rows, r) if rows.kind != "none" else "all"] = (
             list(t["col"]), t["focal_win_rate"].to_numpy(), t["focal_win_rate_lo"].to_numpy(),
             t["focal_win_rate_hi"].to_numpy(), fair)
@@ -368,7 +382,7 @@ def _fair_section(report: Report, table: pd.DataFrame, rows: Axis, cols: Axis, f
                  caption="per row, the setting whose focal win rate is closest to the fair 1/P (95% Wilson "
                          "interval), and every setting whose interval contains 1/P")
     report.figure(plots.lines_plot(lines, figures / "focal-win-rate-lines.png",
-                                   f"{game.title}: {label} against the fair share", cols.name),
+                                   f"{game.title}: {label} against the fair share", cols.name, n=counts),
                   f"{label[0].upper() + label[1:]} (95% Wilson whiskers and ribbons) by {cols.name}; dashed: the "
                   f"fair 1/P; {games:,} games per point.")
     fair_anywhere = any(o[f"{cols.name} whose interval holds 1/P"] != "none" for o in out)

@@ -133,7 +133,8 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     report.figure(plots.lines_plot(
         {"2b against b": ([str(b) for b in steps["budget"]], steps["win_rate"], steps["win_rate_lo"],
                           steps["win_rate_hi"], fair)},
-        figures / "ladder.png", f"{game.title}, {p.players} players: doubling the budget b", "budget b (iterations)"),
+        figures / "ladder.png", f"{game.title}, {p.players} players: doubling the budget b", "budget b (iterations)",
+        n={"2b against b": steps["decided"].to_numpy()}),
         f"Win rate of {p.policy} at 2b iterations in one seat against b in the other seat(s), decided games, "
         f"95% Wilson intervals; dashed: the fair 1/{p.players}.")
     report.heading("Each doubling")
@@ -146,7 +147,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
         {f"b against {p.against}": ([str(b) for b in anchors["budget"]], anchors["win_rate"],
                                     anchors["win_rate_lo"], anchors["win_rate_hi"], fair)},
         figures / "against.png", f"{game.title}, {p.players} players: budget b against {p.against}",
-        "budget b (iterations)"),
+        "budget b (iterations)", n={f"b against {p.against}": anchors["decided"].to_numpy()}),
         f"Win rate of {p.policy} at b iterations in one seat against {p.against} in the other seat(s).")
     report.table(anchors[["policy", "games", "decided", "win_rate", "win_rate_lo", "win_rate_hi", "seconds"]],
                  headers={"seconds": "run time (s)"})

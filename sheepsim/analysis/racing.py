@@ -120,7 +120,10 @@ def race(p: U.Plan, study, members: list, threads: int | None) -> None:
         losses = [U.loss(o, est, p.players) for o in p.objectives]
         trial.set_user_attr("games", int(sum(p.blocks[:blocks])))
         trial.set_user_attr("values", {k: v for k, (v, _) in est.items() if k != "balance_interval"})
-        study.tell(trial, state=TS.FAIL) if any(math.isnan(v) for v in losses) else study.tell(trial, losses)
+        if any(math.isnan(v) for v in losses):      # no decided game to measure it on
+            study.tell(trial, state=TS.FAIL)
+        else:
+            study.tell(trial, losses)
 
 
 # --- what the study found -----------------------------------------------------------------

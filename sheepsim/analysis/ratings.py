@@ -164,7 +164,8 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     report.figure(plots.heatmap(rate[np.ix_(order, order)], list(table["policy"]), list(table["policy"]),
                                 figures / "pairs.png", f"{game.title}: win rate of the row against the column",
                                 "against", "policy", centre=0.5, lo=lo[np.ix_(order, order)],
-                                hi=hi[np.ix_(order, order)], value_label="row's win rate"),
+                                hi=hi[np.ix_(order, order)], value_label="row's win rate",
+                                n=played[np.ix_(order, order)]),
                   "Each pair's win rate (row against column, draws half), rows and columns by rating; a cell whose "
                   "95% Wilson interval holds 50% is drawn neutral.")
     report.paragraph("Run time: " + ", ".join(f"{p.labels[i]} v {p.labels[j]} {s:.0f}s"

@@ -4,6 +4,11 @@ Each cell is (player count, one policy for every seat): with the same policy on 
 seat, any difference between seats is the seat itself (ANALYSIS-GUIDE: seat advantage
 depends on the policies, so the report always says which). Rates are over decided
 games with 95% Wilson intervals; draws are reported apart.
+
+The runs tally the experience metrics (simulate --metrics) so that each run can name
+three games worth watching, kept in the report's sidecar as replays (report/saved.py):
+a typical game (the median length), the longest, and the biggest comeback (the largest
+`drama`, the winner's summed deficit to the leader). `sheepsim report` links them.
 """
 
 from __future__ import annotations
@@ -75,7 +80,8 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
         if progress:
             print(f"{name}: {cell.label}, {cell.games:,} games ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
-        results[cell.label] = simulate(game, cell.rules, cell.specs, cell.games, spec["seed"], threads).results
+        results[cell.label] = simulate(game, cell.rules, cell.specs, cell.games, spec["seed"], threads,
+                                       metrics=True).results
         seconds[cell.label] = time.perf_counter() - start
     seat_tables = {label: T.seat_table(df) for label, df in results.items()}
 
@@ -114,6 +120,12 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
                          f"capped games stopped at the turn cap")
     report.figure(plots.length_plot(results, figures / "length.png", f"{game.title}: game length", unit),
                   f"Cumulative share of games by length ({unit}), cut at the 99th percentile.")
+    report.heading("How the games felt")
+    feel = pd.DataFrame([{"cell": label, **T.experience_row(df)} for label, df in results.items()])
+    report.table(feel, percent=["decided_share", "comeback"], headers=T.EXPERIENCE_HEADERS,
+                 caption=T.EXPERIENCE_CAPTION)
+    if T.level_note(feel):
+        report.paragraph(T.level_note(feel))
     report.heading("Final scores and margin of victory")
     report.figure(plots.score_plot(results, figures / "scores.png", f"{game.title}: final score by seat"),
                   "Final score by seat, one panel per player count (box: quartiles; whiskers: 5-95%; dot: mean).")
@@ -132,7 +144,16 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
                      headers={"shared": "shared games"},
                      caption="tie-break: the top score was tied and the largest herd decided; shared: still tied")
     report.paragraph("Run time: " + ", ".join(f"{k} {v:.1f}s" for k, v in seconds.items()) + ".")
+    report.replays([r for cell in cells for r in replays(game, cell, results[cell.label], spec, unit)])
     return report.write(reports / f"{name}.md")
+
+
+def replays(game, cell: Cell, df: pd.DataFrame, spec: dict[str, Any], unit: str) -> list[dict[str, Any]]:
+    """Three games of one run worth watching (tables.worth_watching) as replay records
+    (report/saved.py)."""
+    base = {"game": game.name, "players": cell.players, "options": dict(spec.get("options", {})),
+            "policies": [s.label for s in cell.specs], "seed": spec["seed"], "rotate": True, "run": cell.label}
+    return [{**base, "label": label, "index": index, "why": why} for label, index, why in T.worth_watching(df, unit)]
 
 
 def _findings(edges: pd.DataFrame, lengths: pd.DataFrame, results: dict[str, pd.DataFrame], unit: str) -> list[str]:

@@ -239,7 +239,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
                                  xlabel=f"field {q} (y)", ylabel=f"focal {q} (x)", centre=1 / n, lo=lo, hi=hi,
                                  outline=keep, outline_label="best-response set of the column",
                                  marks=marks, marks_label="equilibrium confirmed on fresh seeds",
-                                 value_label=f"focal win rate (white: the fair {1 / n:.0%})")
+                                 value_label=f"focal win rate (white: the fair {1 / n:.0%})", n=p.games)
             report.figure(heat, f"Win rate of one {p.policy}:{q}=x player against {n - 1} "
                                 f"{p.field_policy}:{q}=y players; white is the fair {1 / n:.1%} and so is every "
                                 f"cell whose 95% interval holds it. Boxed: each field's best-response set; star: "
@@ -282,7 +282,7 @@ def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, thre
     from ..report import plots
     from . import tables as T
     unit = game.turn_unit
-    df = simulate(game, rules, seat_specs(game.name, [spec], n), games, seed, threads).results
+    df = simulate(game, rules, seat_specs(game.name, [spec], n), games, seed, threads, metrics=True).results
     seats = T.seat_table(df)
     edge = T.seat0_edge(df)
     length = T.length_table(df).iloc[0]
@@ -299,6 +299,14 @@ def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, thre
     report.paragraph(f"Played at {spec}, the confirmed equilibrium closest to being its own best response on "
                      f"fresh seeds. " + text[0].upper() + text[1:])
     report.table(seats[["seat", "decided", "wins", "win_rate", "win_rate_lo", "win_rate_hi"]])
+    report.table(pd.DataFrame([T.experience_row(df)]), percent=["decided_share", "comeback"],
+                 headers=T.EXPERIENCE_HEADERS, caption=T.EXPERIENCE_CAPTION)
+    defaults = {o.name: o.default for o in game.options}
+    base = {"game": game.name, "players": n,
+            "options": {k: v for k, v in rules.as_dict().items() if k in defaults and v != defaults[k]},
+            "policies": [spec] * n, "seed": seed, "rotate": True, "run": f"{n}p, every seat {spec}"}
+    report.replays([{**base, "label": label, "index": index, "why": why}
+                    for label, index, why in T.worth_watching(df, unit)])
     report.figure(plots.length_plot({f"{n}p {spec}": df}, figures / f"length-{n}p.png",
                                     f"{game.title}: game length, {n} players, {spec}", unit),
                   f"Cumulative share of games by length ({unit}), {n} players, every seat {spec}, cut at the "
@@ -341,7 +349,7 @@ def _single_field(report: Report, p: Plan, n: int, outcomes: np.ndarray, figures
     table = table.assign(gap=gap, in_best_set=keep)
     report.figure(plots.sweep_plot(p.values, rate, lo, hi, keep, figures / f"sweep-{n}p.png",
                                    f"{game.title}: {p.policy}:{p.param}=x against {field}"
-                                   f" (n={games:,} per point)", f"{p.param} (x)", fair=1 / n),
+                                   f" (n={games:,} per point)", f"{p.param} (x)", fair=1 / n, n=games),
                   f"Win rate of {p.policy}:{p.param}=x against {field}; circled: the "
                   f"settings not significantly worse than the best.")
     report.table(table, points=["gap", "regret"], headers=headers, caption=caption)

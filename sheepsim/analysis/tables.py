@@ -263,6 +263,67 @@ def experience_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return experience_from(stats)
 
 
+# what a report's experience table shows, one row per run: the metrics (decided_at is
+# shown through its share), then the seats' balance
+EXPERIENCE_SHOWN = ("rounds", "lead_changes", "decided_share", "comeback", "drama")
+EXPERIENCE_HEADERS = {"rounds": "rounds", "lead_changes": "lead changes", "decided_share": "decided share",
+                      "comeback": "comeback rate", "drama": "drama", "balance": "balance",
+                      "ends": "how games ended"}
+
+
+def experience_row(df: pd.DataFrame) -> dict[str, float | str]:
+    """One run's experience metrics as one report row (a run with --metrics): each shown
+    metric with its 95% interval (experience_table), the seats' balance with its
+    bootstrap interval, and the ends with their shares ("triplets to win 97.1%, ...")."""
+    table = experience_table(df).set_index("metric")
+    row: dict[str, float | str] = {}
+    for name in EXPERIENCE_SHOWN:
+        row[name], row[f"{name}_lo"], row[f"{name}_hi"] = table.loc[name, ["mean", "mean_lo", "mean_hi"]]
+    wins = seat_table(df)["wins"].to_numpy()
+    row["balance"], row["balance_lo"], row["balance_hi"] = balance(wins, int(wins.sum())) if wins.sum() else (
+        float("nan"),) * 3
+    ends = end_table(df)
+    row["ends"] = "" if ends is None else ", ".join(f"{r.end} {r.end_rate:.1%}" for r in ends.itertuples())
+    return row
+
+
+EXPERIENCE_CAPTION = ("How the games felt (simulate --metrics, sampled at each round's start): rounds, lead "
+                      "changes, the share of the game still open when the winner took the lead for good, the "
+                      "share of won games whose winner trailed at half-time, the winner's summed deficit (drama), "
+                      "the seats' balance, how the games ended; 95% intervals (balance: parametric bootstrap).")
+
+
+def level_note(rows: pd.DataFrame) -> str | None:
+    """A note for experience rows whose lead never changed hands: the game's standings
+    (its progress hook) stayed level at every round's start (Battle Sheep's pastures
+    grow by one a move), so these metrics cannot see who led."""
+    if "lead_changes" in rows and len(rows) and (rows["lead_changes"] == 0).all():
+        return ("No lead ever changed hands: the standings the metrics sample (the game's own progress measure) "
+                "were level at every round's start until the last, so the decided share reads 100% and there is "
+                "no comeback or drama to see. That is the measure's blind spot for this game, not a finding "
+                "about its play.")
+    return None
+
+
+def worth_watching(df: pd.DataFrame, unit: str) -> list[tuple[str, int, str]]:
+    """Three games of a run (with --metrics) worth replaying, as (label, game index,
+    why): the game closest to the median length, the longest, and the biggest comeback
+    (the largest drama among games with a sole winner; none when no winner ever
+    trailed). Ties go to the lowest game index, so the choice is reproducible."""
+    index = df["game"].to_numpy()
+    turns = df["turns"].to_numpy(float)
+    typical = int(np.argmin(np.abs(turns - np.median(turns))))
+    longest = int(np.argmax(turns))
+    picks = [("typical game (median length)", int(index[typical]), f"{turns[typical]:g} {unit}"),
+             ("longest game", int(index[longest]), f"{turns[longest]:g} {unit}")]
+    if "drama" in df:
+        drama = np.where(df["winner"].to_numpy() >= 0, df["drama"].to_numpy(float), np.nan)
+        if np.isfinite(drama).any() and np.nanmax(drama) > 0:
+            k = int(np.nanargmax(drama))
+            picks.append(("biggest comeback", int(index[k]), f"drama {drama[k]:g}, {turns[k]:g} {unit}"))
+    return picks
+
+
 def end_shares(counts: Mapping[str, int], games: int) -> pd.DataFrame:
     """How the games ended: one row per end condition seen, with its share of all
     games and a Wilson interval, most frequent first."""

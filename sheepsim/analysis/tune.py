@@ -253,7 +253,7 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     totals = [math.ceil(games / eta ** (rungs - 1 - r)) for r in range(rungs)]
     p = Plan(game, players, policies, spec.get("strong", strong), spec.get("weak", weak),
              dict(spec.get("options", {})), knobs, objectives, _positive(spec, "trials", 48),
-             _positive(spec, "batch", 8), [b - a for a, b in zip([0] + totals[:-1], totals)], eta,
+             _positive(spec, "batch", 8, 2), [b - a for a, b in zip([0] + totals[:-1], totals)], eta,
              _positive(spec, "confirm", 3), max(1, round(_positive(spec, "confirm_games", 40_000) * scale)),
              int(spec["seed"]))
     p.needs_skill = any(o.metric == "skill_gap" for o in objectives)
@@ -307,7 +307,7 @@ def _play(p: Plan, setting: dict[str, Any], games: int, seed: int, threads: int 
     names = {"edge", "focal_edge", "length", *M.EXPERIENCE}
     target = next((o.range for o in p.objectives if o.goal == "inside"), None)
     out = {"pairs": M.per_game(df, sorted(names | ({"target_length"} if target else set())), target),
-           "frame": df[["winner", "num_players", "rotation"]]}
+           "frame": df[["game", "winner", "num_players", "rotation", "turns", "drama"]]}
     if p.needs_skill:
         skill = simulate(p.game, rules, seat_specs(p.game.name, [p.strong] + [p.weak] * (p.players - 1), p.players),
                          games, seed, threads, notify=_to_stderr).results
@@ -486,6 +486,16 @@ def shown_names(p: Plan) -> list[str]:
     edge only when slot 0 plays its own policy)."""
     names = [o.measure for o in p.objectives]
     return names + [m for m in SHOWN if m not in names and not (m == "focal_edge" and len(set(p.policies)) == 1)]
+
+
+def replays(p: Plan, setting: dict[str, Any]) -> list[dict[str, Any]]:
+    """Three games of the best setting's confirmation run worth watching
+    (tables.worth_watching), as the report's replay records (report/saved.py)."""
+    frame = p.cache[(_key(setting), "confirm")]["frame"]
+    base = {"game": p.game.name, "players": p.players, "options": options_of(p, setting), "policies": p.policies,
+            "seed": block_seed(p.seed, -1), "rotate": True, "run": f"best setting {setting_text(setting)}"}
+    return [{**base, "label": label, "index": index, "why": why}
+            for label, index, why in T.worth_watching(frame, p.game.turn_unit)]
 
 
 def _confirmed_table(p: Plan, settings: list[dict], ests: list[dict], best: int) -> pd.DataFrame:

@@ -72,7 +72,7 @@ def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, prog
         "policies": {n: _policy_for(spec, n) for n in plan["players"]}, "seed": seed,
         "games": f"{plan['games']:,} per variant and player count", "packages": versions(), "command": command,
     }, description=spec.get("description"))
-    rows, odd = [], {}
+    rows, odd, experience = [], {}, []
     for n in plan["players"]:
         policy = _policy_for(spec, n)
         results = {}
@@ -81,7 +81,7 @@ def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, prog
                 print(f"{name}: {n} players, {vname} ...", file=sys.stderr, flush=True)
             rules = game.make_rules(n, {**plan["base"], **overrides})
             results[vname] = simulate(game, rules, seat_specs(game.name, [policy], n), plan["games"], seed,
-                                      threads).results
+                                      threads, metrics=True).results
         baseline = next(iter(results))
         base_turns = results[baseline]["turns"].to_numpy(float)
         for vname, df in results.items():
@@ -98,13 +98,16 @@ def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, prog
                          "p": normal_p(d.mean(), se) if vname != baseline else np.nan,
                          "capped_rate": capped / len(df), "capped_rate_lo": clo, "capped_rate_hi": chi})
         odd.update({f"{n}p {vname}": df for vname, df in results.items() if F.oddities(df, unit)})
+        experience += _experience_rows(n, policy, results)
     table = pd.DataFrame(rows)
     table["p_holm_value"] = holm_adjusted(table["p"].to_numpy())
     # a p-value that underflows is "tiny", never "0"
     table["p_holm"] = [("n/a" if np.isnan(v) else f"{v:.3g}" if v > 1e-300 else "< 1e-300")
                        for v in table["p_holm_value"]]
     baseline = next(iter(plan["variants"]))
-    report.findings(_findings(table, baseline, unit) + F.degenerate_lines(odd, unit))
+    experience = pd.DataFrame(experience)
+    report.findings(_findings(table, baseline, unit) + _experience_findings(experience, baseline)
+                    + F.degenerate_lines(odd, unit))
     report.heading("Seat balance, length and capped games by variant")
     report.table(table[["players", "variant", "policy", "games", "edge", "edge_lo", "edge_hi", "mean_turns",
                         "turns_change", "turns_change_lo", "turns_change_hi", "p_holm", "capped_rate",
@@ -118,7 +121,62 @@ def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, prog
                                      unit),
                   f"Change in mean game length ({unit}, paired, 95% CI) and seat-0 edge (points, 95% Wilson) per "
                   f"variant.")
+    report.heading("How the games felt, by variant")
+    shown = experience.drop(columns=[f"p_{m}" for m in PAIRED])
+    report.table(shown, percent=["decided_share", "comeback"], points=[f"d_{m}" for m in PAIRED if m != "lead_changes"],
+                 headers={**T.EXPERIENCE_HEADERS, **{f"d_{m}": f"change in {T.EXPERIENCE_HEADERS[m]}" for m in PAIRED}},
+                 caption="The experience metrics of each variant's games (simulate --metrics; 95% intervals, "
+                         "balance by parametric bootstrap), and the paired change of the decided share, the "
+                         f"comeback rate and the lead changes against `{baseline}` on the same seeds (95% CI).")
     return report.write(reports / f"{name}.md")
+
+
+PAIRED = ("decided_share", "comeback", "lead_changes")
+
+
+def _experience_rows(n: int, policy: str, results: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    """Each variant's experience row (tables.experience_row) with the paired change of
+    each PAIRED measure against the first variant, the baseline, and its p (NaN for the
+    baseline itself)."""
+    from .check import paired_ratio
+    from .measures import per_game
+    baseline = next(iter(results))
+    base = per_game(results[baseline], PAIRED)
+    rows = []
+    for vname, df in results.items():
+        row: dict[str, Any] = {"players": n, "variant": vname, "policy": policy, **T.experience_row(df)}
+        mine = per_game(df, PAIRED)
+        for m in PAIRED:
+            c = paired_ratio(base[m], mine[m])
+            row[f"d_{m}"], row[f"d_{m}_lo"], row[f"d_{m}_hi"] = c["change"], c["change_lo"], c["change_hi"]
+            row[f"p_{m}"] = c["p"] if vname != baseline else np.nan
+        rows.append(row)
+    return rows
+
+
+def _experience_findings(experience: pd.DataFrame, baseline: str, alpha: float = 0.05) -> list[str]:
+    """The experience changes against the baseline that are significant (Holm over every
+    variant, player count and measure), in words."""
+    p = experience[[f"p_{m}" for m in PAIRED]].to_numpy().ravel()
+    held = holm_adjusted(p).reshape(len(experience), len(PAIRED)) <= alpha
+    words = {"decided_share": ("games stay open longer (decided share)", "games are decided earlier (decided share)"),
+             "comeback": ("comebacks are more common", "comebacks are rarer"),
+             "lead_changes": ("the lead changes hands more often", "the lead changes hands less often")}
+    parts = []
+    for (_, r), sig in zip(experience.iterrows(), held):
+        for m, s in zip(PAIRED, sig):
+            if s:
+                up, down = words[m]
+                scale, unit = (100, " points") if m != "lead_changes" else (1, " a game")
+                a, b = sorted((abs(r[f"d_{m}_lo"]) * scale, abs(r[f"d_{m}_hi"]) * scale))
+                parts.append(f"{r['players']}p `{r['variant']}`: {up if r[f'd_{m}'] > 0 else down}, "
+                             f"{abs(r[f'd_{m}']) * scale:.2f} [{a:.2f}, {b:.2f}]{unit}")
+    tests = int(np.isfinite(p).sum())
+    if not parts:
+        return [f"No variant changes the decided share, the comeback rate or the lead changes detectably against "
+                f"`{baseline}` (Holm, {alpha:.0%} over {tests} tests)."]
+    return [f"How the games feel against `{baseline}` (Holm, {alpha:.0%} over {tests} tests): " + "; ".join(parts)
+            + "."]
 
 
 def _findings(table: pd.DataFrame, baseline: str, unit: str, alpha: float = 0.05) -> list[str]:

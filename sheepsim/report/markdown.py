@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..fileio import write_atomic
+from . import saved
 
 PROVENANCE_KEYS = ("game", "game_version", "rules", "policies", "seed", "games", "packages")
 MOST_DECIMALS = 4
@@ -111,24 +112,36 @@ def format_interval(
 def _cell(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool) -> str:
     if isinstance(value, (float, int, np.number, bool, np.bool_)) or value is None:
         return _value(value, floatfmt, percent, percent_digits, signed)
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return str(value).replace("\n", " ")
 
 
-def table_to_markdown(
+@dataclass(frozen=True)
+class TableLayout:
+    """A table as shown: the columns after X, X_lo, X_hi collapse into one, their
+    headers and formats, and the text of every cell (not yet escaped for Markdown)."""
+
+    columns: list[str]         # the data frame's column shown in each position
+    headers: list[str]
+    formats: list[str]         # percent, points, number, count or text
+    numeric: list[bool]
+    interval: list[bool]       # shown as "X [lo, hi]"
+    cells: list[list[str]]
+
+    def records(self) -> list[dict[str, Any]]:
+        """One entry per shown column, for the sidecar (report/saved.py)."""
+        return [{"key": c, "header": h, "format": f, "numeric": n, "interval": i}
+                for c, h, f, n, i in zip(self.columns, self.headers, self.formats, self.numeric, self.interval)]
+
+
+def table_layout(
     df: pd.DataFrame,
     floatfmt: str | None = None,
     percent: Iterable[str] | None = None,
     percent_digits: int = 1,
     headers: Mapping[str, str] | None = None,
     points: Iterable[str] = (),
-) -> str:
-    """A GitHub-flavoured Markdown table; X, X_lo, X_hi collapse into 'X [lo, hi]'.
-
-    percent names the share columns (default: those ending in _rate), points the
-    differences of shares (signed percentage points); headers renames columns for
-    display ({column: header}). floatfmt forces one format on every other float column
-    (default: decimals chosen per column).
-    """
+) -> TableLayout:
+    """The table as table_to_markdown shows it (same arguments), cell by cell."""
     columns = [str(c) for c in df.columns]
     if percent is None:
         percent = [c for c in columns if c.endswith("_rate")]
@@ -166,11 +179,44 @@ def table_to_markdown(
                                    percent_digits, signed)
         return _cell(row[column], f, pct, percent_digits, signed)
 
-    aligns = ["---:" if c in numeric else "---" for c in shown]
-    names = [(headers or {}).get(c, c) for c in shown]
-    lines = ["| " + " | ".join(names) + " |", "|" + "|".join(aligns) + "|"]
-    for row in frame.to_dict("records"):
-        lines.append("| " + " | ".join(render(row, c) for c in shown) + " |")
+    def kind(column: str) -> str:
+        if column in as_points:
+            return "points"
+        if column in as_percent:
+            return "percent"
+        if column not in numeric:
+            return "text"
+        return "number" if column in formats else "count"
+
+    return TableLayout(
+        columns=shown, headers=[(headers or {}).get(c, c) for c in shown], formats=[kind(c) for c in shown],
+        numeric=[c in numeric for c in shown], interval=[c in ranged for c in shown],
+        cells=[[render(row, c) for c in shown] for row in frame.to_dict("records")])
+
+
+def table_to_markdown(
+    df: pd.DataFrame,
+    floatfmt: str | None = None,
+    percent: Iterable[str] | None = None,
+    percent_digits: int = 1,
+    headers: Mapping[str, str] | None = None,
+    points: Iterable[str] = (),
+) -> str:
+    """A GitHub-flavoured Markdown table; X, X_lo, X_hi collapse into 'X [lo, hi]'.
+
+    percent names the share columns (default: those ending in _rate), points the
+    differences of shares (signed percentage points); headers renames columns for
+    display ({column: header}). floatfmt forces one format on every other float column
+    (default: decimals chosen per column).
+    """
+    return _markdown_table(table_layout(df, floatfmt, percent, percent_digits, headers, points))
+
+
+def _markdown_table(layout: TableLayout) -> str:
+    aligns = ["---:" if n else "---" for n in layout.numeric]
+    lines = ["| " + " | ".join(layout.headers) + " |", "|" + "|".join(aligns) + "|"]
+    for row in layout.cells:
+        lines.append("| " + " | ".join(text.replace("|", "\\|") for text in row) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -199,9 +245,25 @@ class _Figure:
     caption: str
 
 
+@dataclass(frozen=True)
+class _Text:
+    """A heading (level 2..6) or a paragraph (level 0), as Markdown."""
+    text: str
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class _Table:
+    layout: TableLayout
+    data: pd.DataFrame
+    caption: str | None
+
+
 class Report:
     """Collects sections in order and writes one Markdown file: title, description,
-    findings (in words, first: what a designer reads), the sections, provenance."""
+    findings (in words, first: what a designer reads), the sections, provenance; and
+    beside it the same report as data, REPORTS/<name>/report.json (report/saved.py),
+    from which `sheepsim report` builds its site without playing a game."""
 
     def __init__(self, title: str, provenance: Mapping[str, Any], description: str | None = None) -> None:
         missing = [key for key in PROVENANCE_KEYS if key not in provenance]
@@ -212,7 +274,8 @@ class Report:
         self.provenance = dict(provenance)
         self.description = description
         self._findings: list[str] = []
-        self._sections: list[str | _Figure] = []
+        self._sections: list[_Text | _Table | _Figure] = []
+        self._replays: list[dict[str, Any]] = []
 
     def findings(self, lines: Sequence[str]) -> Report:
         """The report's findings, one bullet each; rendered right after the description
@@ -223,11 +286,11 @@ class Report:
     def heading(self, text: str, level: int = 2) -> Report:
         if not 2 <= level <= 6:
             raise ValueError(f"heading level must be 2..6 (1 is the report title), got {level}")
-        self._sections.append(f"{'#' * level} {text}\n")
+        self._sections.append(_Text(text, level))
         return self
 
     def paragraph(self, text: str) -> Report:
-        self._sections.append(text.strip() + "\n")
+        self._sections.append(_Text(text.strip()))
         return self
 
     def table(
@@ -239,15 +302,29 @@ class Report:
         headers: Mapping[str, str] | None = None,
         points: Iterable[str] = (),
     ) -> Report:
-        text = table_to_markdown(df, floatfmt=floatfmt, percent=percent, headers={**HEADERS, **(headers or {})},
-                                 points=points)
-        self._sections.append(text if caption is None else f"{text}\n*{caption}*\n")
+        layout = table_layout(df, floatfmt=floatfmt, percent=percent, headers={**HEADERS, **(headers or {})},
+                              points=points)
+        self._sections.append(_Table(layout, df.copy(), caption))
         return self
 
     def figure(self, path: str | os.PathLike[str], caption: str) -> Report:
         """path is relative to the report file; absolute paths are made relative on write."""
         self._sections.append(_Figure(Path(path), caption))
         return self
+
+    def replays(self, records: Sequence[Mapping[str, Any]]) -> Report:
+        """Games worth watching, for the site's Replays section (not in the Markdown):
+        each {label, game, players, options, policies, seed, index, rotate}, the keys
+        `sheepsim trace` needs to play that game again (report/saved.py)."""
+        self._replays.extend(dict(r) for r in records)
+        return self
+
+    @staticmethod
+    def _figure_target(figure: _Figure, base: str | os.PathLike[str] | None) -> Path:
+        target = figure.path
+        if base is not None and target.is_absolute():
+            target = Path(os.path.relpath(target, base))
+        return target
 
     def render(self, base: str | os.PathLike[str] | None = None) -> str:
         """The Markdown text; base is the report's folder, for relative figure links."""
@@ -258,16 +335,49 @@ class Report:
             parts.append("## Findings\n\n" + "".join(f"- {line}\n" for line in self._findings))
         for section in self._sections:
             if isinstance(section, _Figure):
-                target = section.path
-                if base is not None and target.is_absolute():
-                    target = Path(os.path.relpath(target, base))
+                target = self._figure_target(section, base)
                 parts.append(f"![{section.caption}]({target.as_posix()})\n\n*{section.caption}*\n")
+            elif isinstance(section, _Table):
+                text = _markdown_table(section.layout)
+                parts.append(text if section.caption is None else f"{text}\n*{section.caption}*\n")
+            elif section.level:
+                parts.append(f"{'#' * section.level} {section.text}\n")
             else:
-                parts.append(section)
+                parts.append(section.text + "\n")
         lines = (f"- **{key}**:{_provenance_value(v)}" for key, v in self.provenance.items())
         parts.append("## Provenance\n\n" + "".join(lines))
         return "\n".join(parts)
 
+    def record(self, base: str | os.PathLike[str], markdown: str, name: str) -> dict[str, Any]:
+        """The sidecar (report/saved.py) of this report written as `name` in the folder
+        `base` with the Markdown text `markdown`."""
+        sections: list[dict[str, Any]] = []
+        for section in self._sections:
+            if isinstance(section, _Figure):
+                target = self._figure_target(section, base)
+                spec = saved.figure_spec_path(target)
+                sections.append({"type": "figure", "path": target.as_posix(), "caption": section.caption,
+                                 "data": spec.as_posix() if (Path(base) / spec).is_file() else None})
+            elif isinstance(section, _Table):
+                frame = section.data.set_axis([str(c) for c in section.data.columns], axis=1)
+                sections.append({"type": "table", "caption": section.caption, "columns": section.layout.records(),
+                                 "rows": frame.to_dict("records"), "cells": section.layout.cells})
+            elif section.level:
+                sections.append({"type": "heading", "level": section.level, "text": section.text})
+            else:
+                sections.append({"type": "paragraph", "text": section.text})
+        return {"format": saved.REPORT_FORMAT, "version": saved.VERSION, "title": self.title,
+                "description": self.description.strip() if self.description else None,
+                "findings": list(self._findings), "sections": sections, "provenance": self.provenance,
+                "replays": self._replays, "markdown": name, "markdown_sha256": saved.sha256(markdown)}
+
     def write(self, path: str | os.PathLike[str]) -> Path:
+        """REPORTS/<name>.md, then its sidecar REPORTS/<name>/report.json (each written
+        atomically; a sidecar left from an earlier run no longer matches the Markdown's
+        hash and is ignored)."""
         target = Path(path)
-        return write_atomic(target, self.render(base=target.parent.absolute()))
+        base = target.parent.absolute()
+        text = self.render(base=base)
+        write_atomic(target, text)
+        write_atomic(saved.sidecar_path(target), saved.dumps(self.record(base, text, target.name)))
+        return target

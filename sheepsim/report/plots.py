@@ -33,6 +33,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from sheepsim.analysis.tables import game_margins, num_players
+from sheepsim.report import saved
 from sheepsim.report.markdown import decimals, unsigned_zero, write_atomic
 
 WIDTH = 6.4  # inches: fits a Markdown page column at dpi 120
@@ -48,11 +49,25 @@ def _figure(height: float, ncols: int = 1) -> tuple[Figure, list[Axes]]:
     return fig, list(axes)
 
 
-def _save(fig: Figure, path: str | os.PathLike[str]) -> Path:
+def _save(fig: Figure, path: str | os.PathLike[str], spec: dict | None = None) -> Path:
+    """Write the image; with `spec` (the plotted numbers) also its data spec beside it,
+    same stem, .json (report/saved.py), which names the image's hash so that a spec
+    left from another image is never taken for this one's."""
     target = Path(path)
     buffer = io.BytesIO()
     fig.savefig(buffer, format=target.suffix.lstrip(".") or "png", dpi=DPI)
-    return write_atomic(target, buffer.getvalue())
+    image = buffer.getvalue()
+    if spec is not None:
+        write_atomic(saved.figure_spec_path(target), saved.dumps(
+            {"format": saved.FIGURE_FORMAT, "version": saved.VERSION, **spec, "image": target.name,
+             "image_sha256": saved.sha256(image)}))
+    return write_atomic(target, image)
+
+
+def _column(values) -> list:
+    """A sequence of numbers (or labels) as a JSON-ready list."""
+    return saved.jsonable(np.asarray(values).tolist() if isinstance(values, (np.ndarray, pd.Series)) else
+                          list(values))
 
 
 def _title(text: str) -> str:
@@ -89,8 +104,12 @@ def forest_plot(
 
     On the edge scale every cell shares one axis centred on 0, so a 0.2-point interval
     is visible beside a 2-point edge (on the raw win rate, 50% and 17% cells stretch the
-    axis until the whiskers vanish inside the markers)."""
+    axis until the whiskers vanish inside the markers).
+
+    Spec (kind "forest"): xlabel, series [{label, n (decided games), seat, win_rate,
+    lo, hi, fair}] (lists by seat; rates as shares)."""
     rows = sum(len(t) for t in seat_tables.values()) + len(seat_tables)
+    series = []
     fig, (ax,) = _figure(1.2 + 0.28 * rows)
     ticks: list[float] = []
     names: list[str] = []
@@ -102,6 +121,9 @@ def forest_plot(
         err = np.vstack([table["win_rate"] - table["win_rate_lo"], table["win_rate_hi"] - table["win_rate"]])
         decided = int(table["decided"].iloc[0])
         ax.errorbar(edge, y, xerr=err, color=colour, **MARKER)
+        series.append({"label": label, "n": decided, "seat": _column(table["seat"]),
+                       "win_rate": _column(table["win_rate"]), "lo": _column(table["win_rate_lo"]),
+                       "hi": _column(table["win_rate_hi"]), "fair": _column(fair)})
         ticks.extend(y)
         names.extend([f"{label} (n={decided:,}): seat {table['seat'].iloc[0]}"] +
                      [f"seat {seat}" for seat in table["seat"].iloc[1:]])
@@ -110,9 +132,10 @@ def forest_plot(
     ax.set_yticks(ticks, names, fontsize="small")
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _points(x, 1)))
-    ax.set_xlabel("win rate minus the fair 1/P (points; decided games, 95% Wilson)", fontsize="small")
+    xlabel = "win rate minus the fair 1/P (points; decided games, 95% Wilson)"
+    ax.set_xlabel(xlabel, fontsize="small")
     ax.set_title(_title(title))
-    return _save(fig, path)
+    return _save(fig, path, {"kind": "forest", "title": title, "xlabel": xlabel, "series": series})
 
 
 def _legend(fig: Figure, ax: Axes, n: int) -> None:
@@ -134,7 +157,10 @@ def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], t
     """ECDF of game length per label, cut at the 99th percentile of the finished games
     shown: the body of the distribution is what a designer reads, and a turn cap far out
     (500 turns) would squash it into the left edge. The cut, the share beyond it and the
-    share stopped by the cap are named on the axis."""
+    share stopped by the cap are named on the axis.
+
+    Spec (kind "length"): xlabel, unit, cut, low, series [{label, n, x (each length
+    seen), share (of the games at most that long)}]."""
     fig, (ax,) = _figure(_tall(len(dfs)))
     everything = np.concatenate([df["turns"].to_numpy() for df in dfs.values()])
     capped = np.concatenate([df["capped"].to_numpy(bool) for df in dfs.values()])
@@ -142,22 +168,26 @@ def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], t
     # turns the 99th percentile of all games would be the cap itself
     finished = everything[~capped] if (~capped).any() else everything
     cut = float(np.quantile(finished, 0.99)) if finished.size else 1.0
+    series = []
     for colour, (label, df) in zip(colours(len(dfs)), dfs.items()):
         turns, counts = np.unique(df["turns"].to_numpy(), return_counts=True)
         share = np.cumsum(counts) / counts.sum()
         ax.step(turns, share, where="post", color=colour, label=f"{label} (n={len(df):,})")
+        series.append({"label": label, "n": len(df), "x": _column(turns), "share": _column(share)})
     beyond = float((everything > cut).mean()) if everything.size else 0.0
     low = float(everything.min()) if everything.size else 0.0
     ax.set_xlim(low - 0.5, cut + 0.5)
     at_cap = f", {capped.mean():.1%} stopped by the turn cap" if capped.any() else ""
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     # wrapped: with a capped share the label outgrows the axis
-    ax.set_xlabel("\n".join(textwrap.wrap(f"{unit} (cut at {cut:g}, the 99th percentile of finished games; "
-                                           f"{beyond:.1%} of games are longer{at_cap})", 95)), fontsize="small")
+    xlabel = (f"{unit} (cut at {cut:g}, the 99th percentile of finished games; {beyond:.1%} of games are "
+              f"longer{at_cap})")
+    ax.set_xlabel("\n".join(textwrap.wrap(xlabel, 95)), fontsize="small")
     ax.set_ylabel("share of games at most this long")
     ax.set_title(_title(title))
     _legend(fig, ax, len(dfs))
-    return _save(fig, path)
+    return _save(fig, path, {"kind": "length", "title": title, "xlabel": xlabel, "unit": unit, "cut": cut,
+                             "low": low, "series": series})
 
 
 def _policy_of(label: str) -> str:
@@ -231,7 +261,8 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
             xlabel: str, ylabel: str, centre: float | np.ndarray | None = None,
             lo: np.ndarray | None = None, hi: np.ndarray | None = None, percent: bool = True,
             outline: np.ndarray | None = None, outline_label: str = "",
-            marks: np.ndarray | None = None, marks_label: str = "", value_label: str = "") -> Path:
+            marks: np.ndarray | None = None, marks_label: str = "", value_label: str = "",
+            n: np.ndarray | int | None = None) -> Path:
     """A matrix (rows x cols) as a colour map with its value written in each cell; the
     cells and the colour bar always show the same quantity.
 
@@ -243,8 +274,19 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     is drawn neutral and the scale reaches at least the largest half-width, so noise is
     never painted as a strong colour. `outline` boxes cells
     (e.g. every best response), `marks` puts a star on cells (e.g. a confirmed
-    equilibrium); their labels go into a legend."""
+    equilibrium); their labels go into a legend. `n` (the games behind each cell, one
+    number for all or a matrix) is not drawn: it goes into the data spec.
+
+    Spec (kind "heatmap"), every matrix rows x cols: rows, cols (tick labels), xlabel,
+    ylabel, value_label (the colour bar's), quantity (what the values are), value, lo,
+    hi, n (null where not given), centre (a number, a matrix or null), shown (what a
+    cell says: value, or value minus centre when the centre differs by cell), text (the
+    cell's text in the image), shade (what its colour encodes), zmin, zmid, zmax,
+    colours (the colour map's name: "RdBu_r" diverging, "viridis"), percent, points
+    (cells in percentage points), relative, digits (the cells' decimals), outline,
+    outline_label, marks, marks_label."""
     values = np.asarray(values, dtype=float)
+    quantity = value_label or title
     fig, (ax,) = _figure(0.45 * len(rows) + 1.9)
     shown, bar_format, digits_hw = values, (PercentFormatter(1.0) if percent else None), None
     if lo is not None and hi is not None:
@@ -291,12 +333,14 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     else:
         digits = decimals(values, digits_hw)
         text_of = lambda v: unsigned_zero(f"{v:.{digits}f}")    # noqa: E731
+    texts = [["" for _ in cols] for _ in rows]
     for i in range(len(rows)):
         for j in range(len(cols)):
             if np.isnan(values[i, j]):
                 continue
             ink = text_colour(cmap(norm(shade[i, j])))
-            ax.text(j, i, text_of(shown[i, j]), ha="center", va="center", fontsize="x-small", color=ink)
+            texts[i][j] = text_of(shown[i, j])
+            ax.text(j, i, texts[i][j], ha="center", va="center", fontsize="x-small", color=ink)
             if outline is not None and outline[i, j]:
                 ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor=ink, linewidth=1.4))
             if marks is not None and marks[i, j]:
@@ -316,16 +360,36 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
         bar.ax.set_ylim(max(norm.vmin, 0.0), min(norm.vmax, 1.0))
     if value_label:
         bar.set_label("\n".join(textwrap.wrap(value_label, 40)), fontsize="small")
-    return _save(fig, path)
+    def matrix(m):
+        return None if m is None else _column(np.broadcast_to(np.asarray(m), values.shape))
+    spec = {"kind": "heatmap", "title": title, "xlabel": xlabel, "ylabel": ylabel, "value_label": value_label,
+            "quantity": quantity,
+            "rows": [_label(r) for r in rows], "cols": labels, "value": matrix(values), "lo": matrix(lo),
+            "hi": matrix(hi), "n": matrix(n), "centre": None if centre is None else
+            (float(centre) if np.ndim(centre) == 0 else matrix(np.asarray(centre, float))),
+            "shown": matrix(shown), "text": texts, "shade": matrix(shade), "zmin": float(norm.vmin),
+            "zmid": float(norm.vcenter) if isinstance(norm, TwoSlopeNorm) else None, "zmax": float(norm.vmax),
+            "colours": cmap.name, "percent": percent, "points": bool(in_points), "relative": bool(relative),
+            "digits": digits, "outline": matrix(outline), "outline_label": outline_label,
+            "marks": matrix(marks), "marks_label": marks_label}
+    return _save(fig, path, spec)
 
 
-def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: str, xlabel: str) -> Path:
+def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: str, xlabel: str,
+               n: Mapping[str, Sequence[int] | int] | None = None) -> Path:
     """{label: (x, rate, lo, hi, fair)}: one line with interval whiskers and ribbon per
     label; the fair share dashed in the same colour, or once in grey when every label
-    has the same one."""
+    has the same one. `n` ({label: games per point, or one number}) goes into the spec.
+
+    Spec (kind "lines"): xlabel, ylabel, percent, series [{label, x, y, lo, hi, n,
+    fair}] (x numbers, or labels for named settings)."""
+    series = []
     fig, (ax,) = _figure(3.6)
     fairs = {round(float(v[4]), 12) for v in lines.values()}
     for colour, (label, (x, rate, lo, hi, fair)) in zip(colours(len(lines)), lines.items()):
+        count = None if n is None or n.get(label) is None else np.broadcast_to(np.asarray(n[label]), (len(x),))
+        series.append({"label": label, "x": _column(x), "y": _column(rate), "lo": _column(lo), "hi": _column(hi),
+                       "n": None if count is None else _column(count), "fair": float(fair)})
         if not all(isinstance(v, (int, float)) for v in x):      # named settings: even spacing
             ax.set_xticks(range(len(x)), [str(v) for v in x])
             x = list(range(len(x)))
@@ -343,13 +407,19 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
     ax.set_ylabel("win rate")
     ax.set_title(_title(title), fontsize="small")
     ax.legend(fontsize="small")
-    return _save(fig, path)
+    return _save(fig, path, {"kind": "lines", "title": title, "xlabel": xlabel, "ylabel": "win rate",
+                             "percent": True, "series": series})
 
 
 def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray, best: np.ndarray,
-               path: str | os.PathLike[str], title: str, xlabel: str, fair: float | None = None) -> Path:
+               path: str | os.PathLike[str], title: str, xlabel: str, fair: float | None = None,
+               n: Sequence[int] | int | None = None) -> Path:
     """Win rate against one field as a line with its interval ribbon; the settings that
-    cannot be told apart from the best are marked (optima are sets)."""
+    cannot be told apart from the best are marked (optima are sets). `n` (games per
+    setting, or one number) goes into the spec.
+
+    Spec (kind "sweep"): xlabel, ylabel, percent, fair, series [{label, x, y, lo, hi, n,
+    best}]."""
     fig, (ax,) = _figure(3.4)
     ax.fill_between(x, lo, hi, alpha=0.25, label="95% Wilson interval")
     ax.plot(x, rate, marker="o", markersize=4, label="win rate")
@@ -363,13 +433,21 @@ def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     ax.set_ylabel("win rate")
     ax.set_title(_title(title), fontsize="small")
     ax.legend(fontsize="small")
-    return _save(fig, path)
+    count = None if n is None else _column(np.broadcast_to(np.asarray(n), (len(x),)))
+    return _save(fig, path, {"kind": "sweep", "title": title, "xlabel": xlabel, "ylabel": "win rate",
+                             "percent": True, "fair": fair,
+                             "series": [{"label": "win rate", "x": _column(x), "y": _column(rate), "lo": _column(lo),
+                                         "hi": _column(hi), "n": count, "best": _column(best)}]})
 
 
 def variant_plot(table: pd.DataFrame, path: str | os.PathLike[str], title: str, unit: str = "turns") -> Path:
     """Two panels per variant row: paired change in mean length, and the seat-0 edge in
     percentage points, each with its interval (a tornado-style comparison against the
-    baseline); one colour per player count."""
+    baseline); one colour per player count.
+
+    Spec (kind "variants"): unit, xlabels (the two panels'), rows [{label, players,
+    turns_change, turns_change_lo, turns_change_hi, edge, edge_lo, edge_hi, n}] (edges
+    as shares; n the games per variant, null without a games column)."""
     fig = Figure(figsize=(WIDTH, 0.32 * len(table) + 1.4), layout="constrained")
     FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2, sharey=True)
@@ -393,7 +471,13 @@ def variant_plot(table: pd.DataFrame, path: str | os.PathLike[str], title: str, 
     right.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _points(x, 1)))
     right.set_xlabel("seat-0 edge over 1/P (points)")
     fig.suptitle(_title(title))
-    return _save(fig, path)
+    keys = ("turns_change", "turns_change_lo", "turns_change_hi", "edge", "edge_lo", "edge_hi")
+    rows = [{"label": label, "players": row["players"], **{k: row[k] for k in keys},
+             "n": row["games"] if "games" in table else None}
+            for label, (_, row) in zip(labels, table.iterrows())]
+    return _save(fig, path, {"kind": "variants", "title": title, "unit": unit,
+                             "xlabels": [f"change in mean {unit} vs baseline", "seat-0 edge over 1/P (points)"],
+                             "rows": rows})
 
 
 def stop_map(panels: Mapping[str, np.ndarray], rows: Sequence, cols: Sequence, path: str | os.PathLike[str],
@@ -448,7 +532,10 @@ def history_plot(trial: np.ndarray, value: np.ndarray, games: np.ndarray, best: 
                  path: str | os.PathLike[str], title: str, ylabel: str, better: str) -> Path:
     """The tuner's settings in the order tried: each setting's objective from the games it
     raced (one marker per rung reached), and the best setting's confirmed value with its
-    95% interval (line and band)."""
+    95% interval (line and band).
+
+    Spec (kind "history"): xlabel, ylabel, better, trial, value, games (lists, one
+    entry per setting), best {value, lo, hi}."""
     fig, (ax,) = _figure(3.6)
     rungs = sorted(set(games.tolist()))
     for g, c, m in zip(rungs, colours(len(rungs)), "v^os*Dph"):
@@ -462,14 +549,20 @@ def history_plot(trial: np.ndarray, value: np.ndarray, games: np.ndarray, best: 
     ax.set_title(_title(title), fontsize=10)
     ax.legend(fontsize=8, title="raced for", title_fontsize=8)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return _save(fig, path, {"kind": "history", "title": title, "xlabel": "setting (in the order tried)",
+                             "ylabel": f"{ylabel} ({better} is better)", "better": better, "trial": _column(trial),
+                             "value": _column(value), "games": _column(games),
+                             "best": {"value": v, "lo": lo, "hi": hi}})
 
 
 def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequence[tuple],
                 path: str | os.PathLike[str], title: str, xlabel: str, ylabel: str) -> Path:
     """Two objectives: every setting raced to the end (grey), the Pareto front (`front`,
     joined in order of x) and the confirmed settings (x, x_lo, x_hi, y, y_lo, y_hi, label)
-    with their 95% intervals; the labels say which way is better."""
+    with their 95% intervals; the labels say which way is better.
+
+    Spec (kind "pareto"): xlabel, ylabel, x, y, front (lists, one entry per setting
+    raced to the end), confirmed [{label, x, x_lo, x_hi, y, y_lo, y_hi}]."""
     fig, (ax,) = _figure(4.4)
     ax.plot(x[~front], y[~front], "o", color="0.7", markersize=4, linestyle="none", label="raced to the end")
     order = np.argsort(x[front])
@@ -483,4 +576,7 @@ def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequ
     ax.set_title(_title(title), fontsize=10)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    keys = ("x", "x_lo", "x_hi", "y", "y_lo", "y_hi", "label")
+    return _save(fig, path, {"kind": "pareto", "title": title, "xlabel": xlabel, "ylabel": ylabel, "x": _column(x),
+                             "y": _column(y), "front": _column(front),
+                             "confirmed": [dict(zip(keys, c)) for c in confirmed]})

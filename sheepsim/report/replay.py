@@ -656,3 +656,18 @@ def trace_command(game, rules, policies: list[str], seed: int, game_index: int, 
     if start_option:
         args += start_option.split(" ", 1)
     return shlex.join(args + ["--html", "FILE"])
+
+
+def write_replay(path: Path, game: str, players: int, options: dict[str, Any], policies: list[str], seed: int,
+                 index: int, rotate: bool = True, label: str | None = None) -> Path:
+    """The replay page of game `index` of a report's run (a `replays` record of the
+    report's saved data, report/saved.py): the site links each report to a few games."""
+    from ..games import get_game
+    from ..policies import seat_specs
+    from ..start import kernel_aux
+    g = get_game(game)
+    rules = g.make_rules(players, options)
+    specs = seat_specs(g.name, policies, players)
+    command = trace_command(g, rules, [s.label for s in specs], seed, index, rotate, None, None)
+    doc = build(g, rules, specs, seed, index, rotate, kernel_aux(g, rules, None, specs), command=command)
+    return write(path, doc)[0]

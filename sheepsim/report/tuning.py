@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.racing import _optuna, shown
-from ..analysis.tune import METRICS, Knob, Objective, Plan, fronts, setting_text, shown_names
+from ..analysis.tune import METRICS, Knob, Objective, Plan, fronts, replays, setting_text, shown_names
 from ..runner import versions
 from . import plots
 from .markdown import Report, format_interval
@@ -38,6 +38,7 @@ def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, tri
         "packages": {**versions(), "optuna": optuna.__version__}, "command": command,
     }, description=spec.get("description"))
     report.findings(_findings(p, settings, ests, best, confirmed, sensitivity, trials, seconds))
+    report.replays(replays(p, settings[best]))
     report.figure(_figure(p, trials, settings, ests, best, folder), _caption(p))
     report.heading("Confirmed settings")
     report.table(confirmed.drop(columns=[c for c in confirmed if c.startswith("loss")]),

@@ -1,0 +1,161 @@
+"""The report site and the replay pages in a real browser (issue 16, item 3): headless
+Chromium (Debian's package, /usr/bin/chromium; `.ci/run` installs it) driven by
+Playwright. Every page type loads with no console error and no failed request, the
+replay's controls change the board, hovering a heat-map cell shows its interval and n,
+a header click sorts a table, and a screenshot of each page type is not blank.
+
+Without a Chromium these tests are skipped on a developer's machine and fail under CI
+(CI=true), where a skip would hide a missing install step."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import run_cli as run
+
+CHROMIUM = os.environ.get("SHEEPSIM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+# the flags a closed network needs (no background connections to refuse) and root needs
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+GRID = ('name = "grid"\ntitle = "Tiny grid"\nkind = "grid"\ngame = "bobbysitter"\nseed = 1\n'
+        'focal_policy = "child"\npolicy = "adult"\ngames = 400\nmetrics = ["focal_win_rate", "mean:turns"]\n'
+        'rows = { name = "players", players = [2, 3] }\n'
+        'cols = { name = "child start", focal_option = "start_tokens", values = [2, 4], others = 2 }\n')
+SEATS = ('name = "seats"\nkind = "seat_advantage"\ngame = "pig"\nseed = 3\nplayers = [2]\n'
+         'policies = ["random", "hold"]\ngames = 500\n')
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium under CI: .ci/run installs Debian's chromium package")
+        pytest.skip("no Chromium here (apt-get install chromium, or set SHEEPSIM_CHROMIUM)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, Path]:
+    """A site of two small reports (a heat map, a seat-advantage page with replays) and
+    two replay pages made by trace --html."""
+    root = tmp_path_factory.mktemp("browser")
+    for name, text in (("grid", GRID), ("seats", SEATS)):
+        (root / f"{name}.toml").write_text(text)
+        result = run("run", str(root / f"{name}.toml"), "--reports", str(root / "reports"), "-q")
+        assert result.exit_code == 0, result.output
+    result = run("report", str(root / "reports"), "--out", str(root / "site"))
+    assert result.exit_code == 0, result.output
+    for game, more in (("battlesheep", []), ("blacksheep", ["-p", "3", "--policy", "threshold:k=7"])):
+        result = run("trace", game, "--seed", "1", "--game", "3", *more, "--html", str(root / f"{game}.html"))
+        assert result.exit_code == 0, result.output
+    replays = sorted((root / "site" / "replays").glob("*.html"))
+    assert replays, "the seat-advantage page links no replay"
+    return {"index": root / "site" / "index.html", "heat map report": root / "site" / "grid.html",
+            "seat report": root / "site" / "seats.html", "replay from a report": replays[0],
+            "battlesheep replay": root / "battlesheep.html", "blacksheep replay": root / "blacksheep.html"}
+
+
+def _open(browser, path: Path):
+    """A page opened from disk, with every console error and failed request it causes."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return page, problems
+
+
+def _not_blank(png: bytes) -> None:
+    from matplotlib.image import imread
+    pixels = imread(io.BytesIO(png), format="png")[..., :3]
+    colours = np.unique((pixels.reshape(-1, 3) * 255).astype(np.uint8), axis=0)
+    assert pixels.std() > 0.05 and len(colours) > 50, f"a near-blank screenshot ({len(colours)} colours)"
+
+
+@pytest.mark.parametrize("kind", ["index", "heat map report", "seat report", "replay from a report",
+                                  "battlesheep replay", "blacksheep replay"])
+def test_every_page_type_loads_without_errors_and_is_not_blank(browser, pages, kind):
+    page, problems = _open(browser, pages[kind])
+    page.wait_for_timeout(300)                   # plotly draws after load
+    assert problems == []
+    _not_blank(page.screenshot(full_page=False))
+    if kind == "index":
+        links = page.locator("a.report-link")
+        assert links.count() == 2
+        links.first.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(".html") and page.locator("h1").count() == 1
+    page.close()
+
+
+def test_the_replay_controls_change_the_board(browser, pages):
+    for kind in ("battlesheep replay", "blacksheep replay"):
+        page, problems = _open(browser, pages[kind])
+        board = page.locator("#board")
+        first, event = board.inner_html(), page.locator("#event").inner_text()
+        page.click("#next")
+        page.click("#next")
+        assert board.inner_html() != first and page.locator("#event").inner_text() != event
+        page.click("#prev")
+        page.click("#prev")
+        assert board.inner_html() == first                       # back where it began
+        page.keyboard.press("ArrowRight")
+        assert board.inner_html() != first
+        page.keyboard.press("ArrowLeft")
+        last = int(page.locator("#slider").get_attribute("max"))
+        page.locator("#slider").fill(str(last))                  # the slider to the end
+        assert board.inner_html() != first
+        assert page.locator("#slider").input_value() == str(last)
+        if kind == "blacksheep replay":                          # hidden hands behind the toggle
+            hidden = board.inner_html()
+            page.click("#toggle-hidden")
+            assert board.inner_html() != hidden
+        assert problems == []
+        page.close()
+
+
+def test_hovering_a_heat_map_cell_shows_its_value_interval_and_games(browser, pages):
+    page, problems = _open(browser, pages["heat map report"])
+    figure = page.locator(".figure-interactive").first
+    figure.scroll_into_view_if_needed()
+    page.wait_for_selector(".figure-interactive .nsewdrag")
+    box = page.locator(".figure-interactive .nsewdrag").first.bounding_box()
+    # the grid is 2 rows x 2 columns: the centre of the top-left quarter is one cell
+    page.mouse.move(box["x"] + box["width"] / 4, box["y"] + box["height"] / 4)
+    label = page.locator(".hoverlayer .hovertext")
+    label.first.wait_for(timeout=5000)
+    text = label.first.text_content()          # an SVG group: no innerText
+    assert "[" in text and "]" in text and "%" in text, text
+    assert "n = 400" in text.replace(",", ""), text
+    assert problems == []
+    page.close()
+
+
+def test_a_header_click_sorts_a_table(browser, pages):
+    page, problems = _open(browser, pages["seat report"])
+    table = next(t for t in page.locator("table.sortable").all()
+                 if "win rate" in t.locator("thead th").all_inner_texts())
+    headers = table.locator("thead th")
+    column = headers.all_inner_texts().index("win rate")
+
+    def values():
+        cells = table.locator(f"tbody tr td:nth-child({column + 1})").all_inner_texts()
+        return [float(c.split("%")[0].split()[0]) for c in cells]
+    headers.nth(column).click()
+    once = values()
+    headers.nth(column).click()
+    twice = values()
+    assert sorted(once) in (once, once[::-1]) and twice == once[::-1] and len(once) > 1
+    assert problems == []
+    page.close()
