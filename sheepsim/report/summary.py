@@ -147,7 +147,8 @@ def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
     lo, hi = wilson_interval(undecided, c.games)
     kinds = (f"{_count(c.draws, 'draw')}, {_count(c.shared, 'shared win')}" if c.shared is not None
              else "draws and shared wins: these stored counts do not tell them apart")
-    lines = [f"no sole winner: {format_interval(undecided / c.games, lo, hi, percent=True)} of games ({kinds})"]
+    lines = [f"no sole winner: {format_interval(undecided / c.games, lo, hi, percent=True)} of games ({kinds}), "
+             f"Ludii's drawishness"]
     p = c.seats.attrs["chi2_p"]
     lines.append(f"seats equal? chi-square p {_p_text(p)} over {decided:,} decided games" if decided
                  else "seats equal? n/a: no game had a sole winner")
@@ -164,7 +165,8 @@ def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
         share = format_interval(c.capped / c.games, lo, hi, percent=True)
         at = f" at the cap of {cap:,} {game.turn_unit}" if cap is not None else " at the cap"
         note = ": lengths are cut there, and those games' results are the cap's" if c.capped else ""
-        lines += _wrap(f"capped: {_count(c.capped, 'game')} ({share}) stopped{at}{note}")
+        lines += _wrap(f"capped: {_count(c.capped, 'game')} ({share}) stopped{at}{note}; completion (ended by "
+                       f"the rules): {format_interval(1 - c.capped / c.games, 1 - hi, 1 - lo, percent=True)}")
     if c.tiebreak is not None:
         lo, hi = wilson_interval(c.tiebreak, c.games)
         lines.append("decided by the tie-break: " + format_interval(c.tiebreak / c.games, lo, hi, percent=True))
