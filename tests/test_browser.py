@@ -17,17 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import run_cli as run
+from test_site import GRID, SEATS     # the same two small analyses as the site tests
 
 CHROMIUM = os.environ.get("SHEEPSIM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 # the flags a closed network needs (no background connections to refuse) and root needs
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
-GRID = ('name = "grid"\ntitle = "Tiny grid"\nkind = "grid"\ngame = "bobbysitter"\nseed = 1\n'
-        'focal_policy = "child"\npolicy = "adult"\ngames = 400\nmetrics = ["focal_win_rate", "mean:turns"]\n'
-        'rows = { name = "players", players = [2, 3] }\n'
-        'cols = { name = "child start", focal_option = "start_tokens", values = [2, 4], others = 2 }\n')
-SEATS = ('name = "seats"\nkind = "seat_advantage"\ngame = "pig"\nseed = 3\nplayers = [2]\n'
-         'policies = ["random", "hold"]\ngames = 500\n')
 
 
 @pytest.fixture(scope="module")

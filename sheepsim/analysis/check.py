@@ -167,14 +167,10 @@ def load(path: Path, scale: float = 1.0) -> Plan:
 def _target(path: Path, value: Any) -> tuple[float, float] | None:
     if value is None:
         return None
-    if not (isinstance(value, list) and len(value) == 2 and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-        raise _problem(path, f"`target_length` must be [shortest, longest], in the game's turn unit, not {value!r}")
-    lo, hi = float(value[0]), float(value[1])
-    problem = T.target_problem(lo, hi)
-    if problem:
-        raise _problem(path, f"`target_length` {value!r}: {problem}")
-    return lo, hi
+    try:
+        return T.target_range(value)
+    except ValueError as exc:
+        raise _problem(path, f"`target_length` {exc}")
 
 
 def _specs(plan: Plan, n: int) -> dict[str, list]:

@@ -140,7 +140,7 @@ def trials_table(p: U.Plan, study) -> pd.DataFrame:
         for i in range(len(p.objectives)):
             row[f"loss_{i}"] = t.values[i] if t.values is not None else math.nan
         for name, value in values.items():
-            row[name] = (value - 1.0 / p.players if name in M.EDGES else value) if value is not None else math.nan
+            row[name] = value - U.offset(name, p.players) if value is not None else math.nan
         row["rejected"] = t.user_attrs.get("rejected", "")
         row["seconds"] = ((t.datetime_complete - t.datetime_start).total_seconds()
                           if t.datetime_complete and t.datetime_start else math.nan)
@@ -183,7 +183,7 @@ def shown(p: U.Plan, est: dict[str, tuple[float, Any]], name: str) -> tuple[floa
     """A measure as reports show it, with its 95% interval: edges less the fair 1/P."""
     value, infl = est[name]
     lo, hi = est["balance_interval"] if name == "balance" else M.interval(value, infl)
-    shift = 1.0 / p.players if name in M.EDGES else 0.0
+    shift = U.offset(name, p.players)
     return value - shift, lo - shift, hi - shift
 
 

@@ -153,7 +153,7 @@ def replays(game, cell: Cell, df: pd.DataFrame, spec: dict[str, Any], unit: str)
     (report/saved.py)."""
     base = {"game": game.name, "players": cell.players, "options": dict(spec.get("options", {})),
             "policies": [s.label for s in cell.specs], "seed": spec["seed"], "rotate": True, "run": cell.label}
-    return [{**base, "label": label, "index": index, "why": why} for label, index, why in T.worth_watching(df, unit)]
+    return T.worth_watching(df, unit, base)
 
 
 def _findings(edges: pd.DataFrame, lengths: pd.DataFrame, results: dict[str, pd.DataFrame], unit: str) -> list[str]:

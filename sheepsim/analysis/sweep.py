@@ -305,8 +305,7 @@ def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, thre
     base = {"game": game.name, "players": n,
             "options": {k: v for k, v in rules.as_dict().items() if k in defaults and v != defaults[k]},
             "policies": [spec] * n, "seed": seed, "rotate": True, "run": f"{n}p, every seat {spec}"}
-    report.replays([{**base, "label": label, "index": index, "why": why}
-                    for label, index, why in T.worth_watching(df, unit)])
+    report.replays(T.worth_watching(df, unit, base))
     report.figure(plots.length_plot({f"{n}p {spec}": df}, figures / f"length-{n}p.png",
                                     f"{game.title}: game length, {n} players, {spec}", unit),
                   f"Cumulative share of games by length ({unit}), {n} players, every seat {spec}, cut at the "

@@ -15,6 +15,7 @@ chi-square of sole wins by seat tests exactly that line.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -305,11 +306,13 @@ def level_note(rows: pd.DataFrame) -> str | None:
     return None
 
 
-def worth_watching(df: pd.DataFrame, unit: str) -> list[tuple[str, int, str]]:
-    """Three games of a run (with --metrics) worth replaying, as (label, game index,
-    why): the game closest to the median length, the longest, and the biggest comeback
-    (the largest drama among games with a sole winner; none when no winner ever
-    trailed). Ties go to the lowest game index, so the choice is reproducible."""
+def worth_watching(df: pd.DataFrame, unit: str, run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Three games of a run (with --metrics) worth replaying, as replay records
+    (report/saved.py): `run` (game, players, options, policies, seed, rotate, run) with
+    each game's label, index and why: the game closest to the median length, the
+    longest, and the biggest comeback (the largest drama among games with a sole
+    winner; none when no winner ever trailed). Ties go to the lowest game index, so the
+    choice is reproducible."""
     index = df["game"].to_numpy()
     turns = df["turns"].to_numpy(float)
     typical = int(np.argmin(np.abs(turns - np.median(turns))))
@@ -321,7 +324,7 @@ def worth_watching(df: pd.DataFrame, unit: str) -> list[tuple[str, int, str]]:
         if np.isfinite(drama).any() and np.nanmax(drama) > 0:
             k = int(np.nanargmax(drama))
             picks.append(("biggest comeback", int(index[k]), f"drama {drama[k]:g}, {turns[k]:g} {unit}"))
-    return picks
+    return [{**run, "label": label, "index": i, "why": why} for label, i, why in picks]
 
 
 def end_shares(counts: Mapping[str, int], games: int) -> pd.DataFrame:
@@ -349,6 +352,19 @@ def target_length_score(turns: np.ndarray, lo: float, hi: float) -> np.ndarray:
     below = n / lo if lo > 0 else np.ones_like(n)
     above = np.maximum(0.0, 2.0 - n / hi)
     return np.where(n < lo, below, np.where(n > hi, above, 1.0))
+
+
+def target_range(value: Any) -> tuple[float, float]:
+    """A designer's target length [shortest, longest] read from a file (TOML); a
+    ValueError says what is wrong with it: its shape, or target_problem's."""
+    if not (isinstance(value, list) and len(value) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        raise ValueError(f"must be [shortest, longest], in the game's turn unit, not {value!r}")
+    lo, hi = float(value[0]), float(value[1])
+    problem = target_problem(lo, hi)
+    if problem:
+        raise ValueError(f"{value!r}: {problem}")
+    return lo, hi
 
 
 def target_problem(lo: float, hi: float) -> str | None:

@@ -211,14 +211,10 @@ def _objective(spec: Any, i: int) -> Objective:
         return Objective(metric, goal)
     if metric != "length":
         raise _problem(f"objective {i + 1}: goal \"inside\" is for metric \"length\" (the target-length score)")
-    rng = spec.get("range")
-    if not (isinstance(rng, list) and len(rng) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                            for v in rng)):
-        raise _problem(f"objective {i + 1}: `range` must be [shortest, longest] in the game's turn unit")
-    problem = T.target_problem(float(rng[0]), float(rng[1]))
-    if problem:
-        raise _problem(f"objective {i + 1}: {problem}")
-    return Objective(metric, goal, (float(rng[0]), float(rng[1])))
+    try:
+        return Objective(metric, goal, T.target_range(spec.get("range")))
+    except ValueError as exc:
+        raise _problem(f"objective {i + 1}: `range` {exc}")
 
 
 def _positive(spec: dict, key: str, default: int, least: int = 1) -> int:
@@ -359,11 +355,23 @@ def estimates(runs: list[dict]) -> dict[str, tuple[float, np.ndarray | None]]:
     return out
 
 
+def offset(measure: str, players: int) -> float:
+    """What a measure is shown less: the fair 1/P for an edge (a share of sole wins)."""
+    return 1.0 / players if measure in M.EDGES else 0.0
+
+
+def kind_of(measure: str) -> str:
+    """How a measure is shown: "points" (an edge), "share" or "count"."""
+    return "count" if measure == "target_length" else METRICS[measure][1]
+
+
+def label_of(measure: str) -> str:
+    return "target-length score" if measure == "target_length" else METRICS[measure][0]
+
+
 def loss(o: Objective, est: dict[str, tuple[float, Any]], players: int) -> float:
     """What the sampler minimises for objective `o` (NaN: undefined, ranked last)."""
-    value = est[o.measure][0]
-    if o.metric in M.EDGES:
-        value -= 1.0 / players
+    value = est[o.measure][0] - offset(o.measure, players)
     return {"minimize": value, "maximize": -value, "zero": abs(value), "inside": -value}[o.goal]
 
 
@@ -373,8 +381,7 @@ def loss_influence(o: Objective, est: dict[str, tuple[float, Any]], players: int
     value, infl = est[o.measure]
     if infl is None:
         return None
-    if o.metric in M.EDGES:
-        value -= 1.0 / players
+    value -= offset(o.measure, players)
     sign = {"minimize": 1.0, "maximize": -1.0, "inside": -1.0, "zero": 1.0 if value >= 0 else -1.0}[o.goal]
     return sign * infl
 
@@ -420,9 +427,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     if progress:
         print(f"{spec['name']}: confirming {len(picked)} setting(s) on {p.confirm_games:,} fresh games ...",
               file=sys.stderr, flush=True)
-    settings = [{k.name: row[k.name] for k in p.knobs} for _, row in picked.iterrows()]
-    settings = [{k: (int(v) if isinstance(v, (np.integer, float)) and float(v).is_integer() else v)
-                 for k, v in s.items()} for s in settings]
+    settings = [dict(study.trials[int(n)].params) for n in picked["trial"]]       # the values as asked
     ests = [R.confirm_run(p, s, threads) for s in settings]
     best = R.knee(p, ests)
     order = [best] + [i for i in range(len(settings)) if i != best]       # the best first
@@ -494,8 +499,7 @@ def replays(p: Plan, setting: dict[str, Any]) -> list[dict[str, Any]]:
     frame = p.cache[(_key(setting), "confirm")]["frame"]
     base = {"game": p.game.name, "players": p.players, "options": options_of(p, setting), "policies": p.policies,
             "seed": block_seed(p.seed, -1), "rotate": True, "run": f"best setting {setting_text(setting)}"}
-    return [{**base, "label": label, "index": index, "why": why}
-            for label, index, why in T.worth_watching(frame, p.game.turn_unit)]
+    return T.worth_watching(frame, p.game.turn_unit, base)
 
 
 def _confirmed_table(p: Plan, settings: list[dict], ests: list[dict], best: int) -> pd.DataFrame:

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.racing import _optuna, shown
-from ..analysis.tune import METRICS, Knob, Objective, Plan, fronts, replays, setting_text, shown_names
+from ..analysis.tune import (METRICS, Knob, Objective, Plan, fronts, kind_of, label_of, replays, setting_text,
+                             shown_names)
 from ..runner import versions
 from . import plots
 from .markdown import Report, format_interval
@@ -63,7 +64,7 @@ def readable(p: Plan, o: Objective, value: float, lo: float = math.nan, hi: floa
              ) -> tuple[float, float, float]:
     """An objective as a figure shows it: edges and shares in points, a `zero` goal's
     size (its interval the sizes the value's interval holds)."""
-    k = 100.0 if o.measure != "target_length" and METRICS[o.metric][1] in ("points", "share") else 1.0
+    k = 100.0 if kind_of(o.measure) in ("points", "share") else 1.0
     value, lo, hi = k * value, k * lo, k * hi
     if o.goal == "zero":
         lo, hi = (0.0, max(-lo, hi)) if lo <= 0 <= hi else tuple(sorted((abs(lo), abs(hi))))
@@ -73,7 +74,7 @@ def readable(p: Plan, o: Objective, value: float, lo: float = math.nan, hi: floa
 
 def _axis(p: Plan, o: Objective) -> str:
     """A figure's axis: the objective, its unit, which way is better."""
-    kind = "count" if o.measure == "target_length" else METRICS[o.metric][1]
+    kind = kind_of(o.measure)
     label = {"zero": f"|{METRICS[o.metric][0]}|", "inside": o.label}.get(o.goal, METRICS[o.metric][0])
     unit = {"points": " (points)", "share": " (%)"}.get(kind, f" ({p.game.turn_unit})" if o.measure == "length" else "")
     better = "lower" if o.goal in ("zero", "minimize") else "higher"
@@ -113,8 +114,8 @@ def _caption(p: Plan) -> str:
 def _formats(p: Plan, names: list[str]) -> dict[str, Any]:
     """The report tables' number formats: edges and their changes in signed points,
     shares in percent (their changes in points); headers by the metrics' labels."""
-    labels = {m: "target-length score" if m == "target_length" else METRICS[m][0] for m in names}
-    kinds = {m: "count" if m == "target_length" else METRICS[m][1] for m in names}
+    labels = {m: label_of(m) for m in names}
+    kinds = {m: kind_of(m) for m in names}
     return {"points": [m for m in names if kinds[m] == "points"]
             + [f"d_{m}" for m in names if kinds[m] in ("points", "share")],
             "percent": [m for m in names if kinds[m] == "share"],
@@ -132,7 +133,7 @@ def _knob_text(k: Knob) -> str:
 
 def _objective_text(p: Plan, o: Objective, est: dict) -> str:
     value, lo, hi = shown(p, est, o.measure)
-    kind = "count" if o.measure == "target_length" else METRICS[o.metric][1]
+    kind = kind_of(o.measure)
     if kind == "points":
         text = format_interval(100 * value, 100 * lo, 100 * hi, floatfmt=".1f", signed=True) + " points"
     elif kind == "share":
