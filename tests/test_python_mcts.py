@@ -5,6 +5,8 @@
   whole games: the same seat to act, as many legal actions, the same winners at the end.
 * On a small Pig game it plays the exactly optimal action (test_search.pig_exact) wherever
   the two actions' values differ clearly.
+* Hiboufou's re-deal keeps what the searching seat sees and moves only what it cannot,
+  and the search's choice does not change when the unseen cards are re-dealt.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from sheepsim.search import python_mcts
 from test_search import pig_decisive_positions
 
 
-@pytest.mark.parametrize("name,players", [("pig", 2), ("battlesheep", 2), ("battlesheep", 3), ("battlesheep", 4)])
+@pytest.mark.parametrize("name,players", [("pig", 2), ("battlesheep", 2), ("battlesheep", 3), ("battlesheep", 4),
+                                          ("hiboufou", 2), ("hiboufou", 3)])
 def test_the_reference_view_agrees_with_the_kernel_along_whole_games(name, players):
     game = get_game(name)
     E, _, PL = kernel_modules(name)
@@ -65,3 +68,49 @@ def test_python_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matter
         assert chosen == best, f"score {i}, other {j}, turn total {k}: roll {roll:.3f}, hold {hold:.3f}"
         checked += 1
     assert checked >= 15
+
+
+def _hiboufou_positions(players, games=3):
+    """Reference positions of random Hiboufou games at every seat's decisions."""
+    game = get_game("hiboufou")
+    E, _, PL = kernel_modules("hiboufou")
+    rules = game.make_rules(players, {})
+    arr, aux = game.to_array(rules), game.initial_state(rules, None)
+    specs = seat_specs("hiboufou", ["random"], players)
+    width = PL.GAME[2]
+    for g in range(games):
+        log = W.replay(PL, arr, aux, specs, True, 4, g)[0]
+        s = np.zeros(PL.GAME[0], dtype=np.int32)
+        E.start(s, arr, aux, streams(4, g, PL.GAME[5])[0])
+        for entry in log:
+            if entry[0] >= 0:
+                yield game.reference_search(rules, s)
+            E.step(s, arr, aux, tuple(int(x) for x in entry[1:1 + width]), int(entry[1 + width]))
+
+
+def test_hiboufou_redeal_keeps_what_the_seat_sees():
+    rng = random.Random(0)
+    moved = 0
+    for engine, position in _hiboufou_positions(3):
+        seat = engine.actor(position)
+        g = engine.determinize(position, seat, rng)
+        assert g.hands[seat] == position.hands[seat] and g.row == position.row and g.captured == position.captured
+        assert [len(h) for h in g.hands] == [len(h) for h in position.hands] and len(g.pile) == len(position.pile)
+        unseen = lambda x: sorted([c for q, h in enumerate(x.hands) if q != seat for c in h] + x.pile)  # noqa: E731
+        assert unseen(g) == unseen(position)
+        assert all(h == sorted(h) for h in g.hands)
+        moved += g.hands != position.hands or g.pile != position.pile
+    assert moved > 50
+
+
+def test_hiboufou_search_does_not_change_when_the_unseen_cards_are_redealt():
+    checked = 0
+    for i, (engine, position) in enumerate(_hiboufou_positions(2, games=2)):
+        if i % 4:
+            continue
+        seat = engine.actor(position)
+        other = engine.determinize(position, seat, random.Random(100 + i))      # another world, same knowledge
+        assert python_mcts.search(engine, position, 30, 0.7, random.Random(i)) == \
+            python_mcts.search(engine, other, 30, 0.7, random.Random(i))
+        checked += 1
+    assert checked >= 10

@@ -38,7 +38,7 @@ from ..report import findings as F
 from ..report import plots
 from ..report.markdown import Report, format_interval
 from ..runner import simulate, versions
-from ..start import policy_data
+from ..start import kernel_aux, policy_data
 from . import policy_iteration as PI
 from . import tables as T
 from .stats import wilson_interval
@@ -180,6 +180,7 @@ def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, nam
                      f"{F.share(wins[bd].mean(), lo[bd], hi[bd])}; the best fixed rule, {names[bf]}, "
                      f"{F.share(wins[bf].mean(), lo[bf], hi[bf])}: the fixed rule's regret is "
                      f"{format_interval(d[0], d_lo[0], d_hi[0], percent=True)} (paired, {p.eval_games:,} games).")
+        lines += _together(report, p, n, [names[bd], "learned", names[bf]], spec_learned, field, seed, threads)
     first, more = _self_play(report, p, n, spec_learned, feats, seed, threads)
     lines += more
     if game.name == "pig":
@@ -188,29 +189,87 @@ def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, nam
     return lines
 
 
+def _together(report: Report, p: Plan, n: int, trio: list[str], spec_learned: str, field: str, seed: int,
+              threads) -> list[str]:
+    """The best state-dependent policy, the learned table and the best fixed rule against
+    each other: 2 players, each pair head to head; more, all three at one table (the
+    other seats on `field`), seats rotated, so every pair is compared on the same games.
+    Win rates with Wilson intervals and each pair's paired difference."""
+    game, rules = p.game, p.rules[n]
+    trio = list(dict.fromkeys(trio))            # the learned table may be the best state-dependent policy
+    spec = {x: spec_learned if x == "learned" else x for x in trio}
+    if n == 2:
+        tables = [[x, y] for i, x in enumerate(trio) for y in trio[i + 1:]]
+    else:
+        tables = [trio + [field] * (n - len(trio))]
+    rows, lines = [], []
+    for names in tables:
+        df = simulate(game, rules, [parse_spec(game.name, spec[x]) for x in names], p.eval_games, seed + 1,
+                      threads).results
+        winner = df["winner"].to_numpy()
+        g = df["game"].to_numpy()
+        wins = np.stack([winner == (i - g) % n for i in range(len(names))]).astype(np.int8)   # slot i's seat
+        count = len(trio) if n > 2 else 2
+        lo, hi = wilson_interval(wins.sum(axis=1), wins.shape[1])
+        at = " v ".join(names[:count]) + (f", {n - count} seats {field}" if n > count else "")
+        for i in range(count):
+            rows.append({"table": at, "policy": names[i], "win_rate": wins[i].mean(), "win_rate_lo": lo[i],
+                         "win_rate_hi": hi[i]})
+        said = []
+        for i in range(count):
+            for j in range(i + 1, count):
+                d, d_lo, d_hi = regret(wins[i], wins[[j]])
+                said.append(f"{names[i]} minus {names[j]} "
+                            f"{format_interval(d[0], d_lo[0], d_hi[0], percent=True, signed=True)} points")
+        lines.append(f"{n} players, against each other ({at}, seats rotated, {p.eval_games:,} games): "
+                     + ", ".join(f"{names[i]} wins {F.share(wins[i].mean(), lo[i], hi[i])}" for i in range(count))
+                     + f"; paired: {'; '.join(said)}.")
+    report.table(pd.DataFrame(rows), percent=["win_rate", "win_rate_lo", "win_rate_hi"],
+                 caption=f"against each other, seats rotated, {p.eval_games:,} games a table (seed {seed + 1}); "
+                         f"fair share {1 / n:.1%}" + (f"; the other seats play {field}" if n > len(trio) else ""))
+    return lines
+
+
 def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: int, threads):
     """Seat advantage and game length with every seat on the learned table, and on the
     fixed rule: (the first player's (rate, lo, hi) on the learned table, findings)."""
     game, rules = p.game, p.rules[n]
-    rows, lines = [], []
+    rows, lines, decided = [], [], []
     for label, spec in (("learned", spec_learned), (feats.fixed, feats.fixed)):
-        df = simulate(game, rules, seat_specs(game.name, [spec], n), p.eval_games, seed + 1, threads,
-                      rotate=False).results
+        specs = seat_specs(game.name, [spec], n)
+        df = simulate(game, rules, specs, p.eval_games, seed + 1, threads, rotate=False).results
         seats = T.seat_table(df)
         length = T.length_table(df).iloc[0]
         first = seats.iloc[0]
         rows.append({"every seat": label, "first_player": first["win_rate"], "first_player_lo": first["win_rate_lo"],
                      "first_player_hi": first["win_rate_hi"], "mean_turns": length["mean"],
                      "mean_turns_lo": length["mean_lo"], "mean_turns_hi": length["mean_hi"]})
+        if game.name == "blacksheep":
+            from ..games.blacksheep.decided import decided_by_black_sheep
+            d = decided_by_black_sheep(game.play, game.to_array(rules), kernel_aux(game, rules, None, specs), specs,
+                                       False, seed + 1, range(p.eval_games))
+            lo, hi = wilson_interval(np.array([d.sum()]), len(d))
+            rows[-1].update({"black_sheep": d.mean(), "black_sheep_lo": lo[0], "black_sheep_hi": hi[0]})
+            decided.append(d)
     table = pd.DataFrame(rows)
-    report.table(table, percent=["first_player", "first_player_lo", "first_player_hi"],
-                 headers={"first_player": "first player's win rate", "mean_turns": f"mean game length ({game.turn_unit})"},
-                 caption=f"self-play, every seat on one policy, {p.eval_games:,} games each (the same deals)")
+    shares = [c for c in table.columns if c.startswith(("first_player", "black_sheep"))]
+    report.table(table, percent=shares,
+                 headers={"first_player": "first player's win rate", "mean_turns": f"mean game length ({game.turn_unit})",
+                          "black_sheep": "decided by a Black Sheep"},
+                 caption=f"self-play, every seat on one policy, {p.eval_games:,} games each (the same deals)"
+                         + ("; decided by a Black Sheep: a seat that did not win drew a Black Sheep when stopping "
+                            "instead would have won the game at once (games/blacksheep/decided.py)" if decided else ""))
     a, b = rows
     lines.append(f"{n} players, self-play: the first player wins "
                  f"{F.share(a['first_player'], a['first_player_lo'], a['first_player_hi'])} when every seat plays "
                  f"the learned table, {F.share(b['first_player'], b['first_player_lo'], b['first_player_hi'])} on "
                  f"{feats.fixed}; games last {a['mean_turns']:.2f} against {b['mean_turns']:.2f} {game.turn_unit}.")
+    if decided:
+        d, d_lo, d_hi = regret(decided[0], decided[1][None, :])         # paired: the same deals
+        lines.append(f"{n} players, self-play: a Black Sheep decides "
+                     f"{F.share(a['black_sheep'], a['black_sheep_lo'], a['black_sheep_hi'])} of the games on the learned "
+                     f"table, {F.share(b['black_sheep'], b['black_sheep_lo'], b['black_sheep_hi'])} on {feats.fixed} "
+                     f"(paired difference {format_interval(d[0], d_lo[0], d_hi[0], percent=True, signed=True)} points).")
     return (a["first_player"], a["first_player_lo"], a["first_player_hi"]), lines
 
 

@@ -16,10 +16,11 @@ Per game with a search policy (mcts or ismcts, the one it plays), every seat sea
   above 1 (issue target: at most 2);
 * Python agent: a plain-Python search at the same budget, timed on searching decisions
   of game 0 (its positions rebuilt from the kernel's log), decisions/s and the kernel's
-  speed over it (target: at least 100x). For Battle Sheep and Pig, UCT over the game's
-  pure-Python reference engine (search/python_mcts.py); for the hidden-information
-  games, whose references cannot determinize, the twin (search/reference.py) over the
-  compiled engine hooks (_python_agent).
+  speed over it (target: at least 100x). For Battle Sheep, Pig and Hiboufou, UCT over
+  the game's pure-Python reference engine (search/python_mcts.py, re-dealing Hiboufou's
+  unseen cards at each iteration); for Bye-Bye Black Sheep, whose reference cannot
+  determinize, the twin (search/reference.py) over the compiled engine hooks
+  (_python_agent).
 """
 
 from __future__ import annotations
@@ -177,9 +178,9 @@ def _playout_seconds(PL, arr, aux, states) -> float:
 def _python_agent(game, E, POL, PL, rules, arr, aux, specs, positions, budget, name):
     """(which Python agent, decisions timed, seconds): a plain-Python search at the same
     budget, timed on `positions` (_positions of the kernel's game 0) for about
-    PYTHON_SECONDS. Perfect-information games: python_mcts over the game's reference
-    engine (the same positions, converted). The hidden-information games' references
-    keep no record of what each seat knows, which determinizing needs: there it is the
+    PYTHON_SECONDS. Where the game has a reference_search: python_mcts over the game's
+    reference engine (the same positions, converted). Bye-Bye Black Sheep's reference
+    keeps no record of what each seat knows, which determinizing needs: there it is the
     twin, search/reference.py, whose engine calls are the compiled hooks (so the Python
     it is compared with is faster than a Python engine would be)."""
     from ..rng import streams

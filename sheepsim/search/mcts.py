@@ -99,6 +99,15 @@ def no_determinize(s, rules, aux, seat, rng):
 
 
 @njit(inline="always")
+def copy_whole(dst, src, size):
+    """The iteration's copy of the root state: every slot. A game whose state holds
+    regions mostly unused (Hiboufou's sized for a 720-card deck) passes a copy of the
+    live slots instead, with this signature (the `copy_state` hook)."""
+    for k in range(size):
+        dst[k] = src[k]
+
+
+@njit(inline="always")
 def _same(keys, node, lbuf, i, width):
     for k in range(width):
         if keys[node, k] != lbuf[i, k]:
@@ -150,13 +159,15 @@ def rollout(actor, nature, chance, step, choose, sim, rules, aux, rollout_id, rp
 
 
 @njit(inline="always")
-def search(actor, legal, nature, chance, step, outcome, progress, determinize, choose, view, game, spec,
-           rollout_params, hidden, s, rules, aux, seat, params, rng, buf):
+def search(actor, legal, nature, chance, step, outcome, progress, determinize, copy_state, choose, view, game,
+           spec, rollout_params, hidden, s, rules, aux, seat, params, rng, buf):
     """Search from `s`, `seat` to act; write the chosen action into buf[0] and return
-    the number of iterations run. `choose` is the game's built-in dispatcher (the
-    rollout policy); `view` the game's fast.pointer or fast.array; `game` and `spec`
-    its GAME and SEARCH tuples; `rollout_params` the rollout policies' parameter
-    vectors (row ROLLOUT_RANDOM, ROLLOUT_GREEDY); `hidden` whether to determinize."""
+    the number of iterations run. `copy_state(dst, src, size)` copies the root state at
+    each iteration (copy_whole, or the game's copy of its live slots); `choose` is the
+    game's built-in dispatcher (the rollout policy); `view` the game's fast.pointer or
+    fast.array; `game` and `spec` its GAME and SEARCH tuples; `rollout_params` the
+    rollout policies' parameter vectors (row ROLLOUT_RANDOM, ROLLOUT_GREEDY); `hidden`
+    whether to determinize."""
     width = game[G_ACTION_SIZE]
     players = rules[0]
     iters = np.int64(params[P_ITERS])
@@ -198,8 +209,9 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     reward = np.zeros(game[G_MAX_PLAYERS], dtype=np.float64)
 
     for _ in range(iters):
-        for k in range(game[G_STATE_SIZE]):
-            state[k] = s[k]
+        # into `state` itself, not its view `sim`: a use of the array in the loop keeps
+        # numba from freeing it (reference counting) while `sim` still points into it
+        copy_state(state, s, game[G_STATE_SIZE])
         if hidden:
             determinize(sim, rules, aux, seat, rng)
         node = 0

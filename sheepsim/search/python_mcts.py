@@ -12,9 +12,16 @@ is Python objects without a size cap (the kernel's node pool has one), and its r
 choices come from `random.Random`, so it does not choose draw for draw as the kernel
 does: search/reference.py is the twin that does.
 
+A hidden-information game's Engine gives a `determinize` (the unseen cards re-dealt
+from what the searching seat may know): each iteration then starts from a fresh
+re-deal, and a node's children are the actions legal in the iterations that reached
+it; UCT reads the node's own visits, not the availability counts the kernel's
+information-set search keeps (mcts.py), which changes the counting but not the work.
+
 A game offers it through GameSpec.reference_search, an `Engine` over its reference
-module: perfect-information games only (the hidden-information references keep no
-record of what each seat knows, which a determinization needs).
+module: Battle Sheep, Pig and Hiboufou (whose hidden cards are the other hands and the
+pile, with nothing of them ever seen). Bye-Bye Black Sheep's reference keeps no record
+of what each seat knows of the others' hands, which its determinization needs.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ class Engine:
     legal: Callable[[Any], list]                      # the legal actions, hashable
     apply: Callable[[Any, Any, random.Random], tuple]  # (game after, chance outcome or None)
     shares: Callable[[Any], list]                     # each seat's win share of a finished game
+    # hidden information: (game, seat, rng) -> the game with what `seat` cannot see re-dealt
+    determinize: Callable[[Any, int, random.Random], Any] | None = None
 
 
 class _Decision:
@@ -54,8 +63,10 @@ class _Action:
 def search(engine: Engine, game, iters: int, c: float, rng: random.Random):
     """The action UCT chooses at `game` after `iters` iterations (exploration `c`)."""
     root = _Decision()
+    me = engine.actor(game)             # the searching seat: what it sees is kept at a re-deal
     for _ in range(iters):
-        g, node, path, passed = game, root, [], [root]
+        g = engine.determinize(game, me, rng) if engine.determinize else game
+        node, path, passed = root, [], [root]
         while True:
             seat = engine.actor(g)
             if seat < 0:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ...errors import SheepsimError
 from ... import search
+from ...search import python_mcts
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
 from ..base import GameSpec
@@ -103,6 +104,41 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "random") -> f
     return W.games_per_second(n_games, lambda: reference.play_random_game(ref_rules, rng))
 
 
+def _determinize(game, seat: int, rng: random.Random):
+    """`game` with what `seat` cannot see re-dealt: the other hands and the draw pile
+    shuffled together and dealt back in their sizes (the seat's hand, the row and the
+    captured cards, which were face up on the row, stay), as engine.determinize does."""
+    g = reference._copy(game)
+    others = [q for q in range(len(g.hands)) if q != seat]
+    # in card-id order before the shuffle, so that the re-deal depends on what the seat
+    # knows and on rng only, not on where the unseen cards really are
+    pool = sorted([c for q in others for c in g.hands[q]] + g.pile)
+    rng.shuffle(pool)
+    at = 0
+    for q in others:
+        k = len(g.hands[q])
+        g.hands[q] = sorted(pool[at:at + k])
+        at += k
+    g.pile = pool[at:]
+    return g
+
+
+def reference_search(rules, s: np.ndarray):
+    """The reference engine as the plain-Python search sees it, re-dealing the unseen
+    cards at each iteration, and `s` as a reference game."""
+    ref_rules = R.reference_rules(rules)
+
+    def shares(game):
+        top = reference.result(game)["cowinners"]
+        return [1.0 / len(top) if q in top else 0.0 for q in range(rules.num_players)]
+
+    engine = python_mcts.Engine(actor=lambda game: -1 if game.over else game.actor,
+                                legal=reference.legal_decisions,
+                                apply=lambda game, action, rng: (reference.apply(game, action), None),
+                                shares=shares, determinize=_determinize)
+    return engine, reference.from_dict(ref_rules, E.to_dict(s))
+
+
 
 END_CONDITIONS = ("pile empty, no one can play", "turn cap")     # Part B 2.5, or the cap
 
@@ -110,7 +146,8 @@ GAME = GameSpec(
     name="hiboufou", title="Hiboufou", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
-    bench_players=3, bench_workload="uniform random policy, complete games (deck: the assumed default)",
+    reference_search=reference_search, bench_players=3,
+    bench_workload="uniform random policy, complete games (deck: the assumed default)",
     read_deck=read_deck, policy_help=POLICY_HELP,
     play=P, compile_seconds=75, end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("greedy", "random"),

@@ -54,7 +54,8 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """The built-ins' dispatcher, with the search policies."""
     if policy_id >= mcts.MCTS:
         mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
-                    P.choose, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat, params, rng, buf)
+                    E.copy_state, P.choose, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat,
+                    params, rng, buf)
         return buf[0, 0], buf[0, 1], buf[0, 2]
     return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -65,7 +66,8 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
     replay and user-policy kernels' search, compiled in seconds rather than a minute."""
     if policy_id >= mcts.MCTS:
         mcts.search(R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, E.determinize,
-                    R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat, params, rng, buf)
+                    E.copy_state, R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat,
+                    params, rng, buf)
         return buf[0, 0], buf[0, 1], buf[0, 2]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 

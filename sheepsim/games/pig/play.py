@@ -68,7 +68,8 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """The built-ins' dispatcher, with the search policies."""
     if policy_id >= mcts.MCTS:
         mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, mcts.no_determinize,
-                    P.choose, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat, params, rng, buf)
+                    mcts.copy_whole, P.choose, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat,
+                    params, rng, buf)
         return buf[0, 0]
     return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -79,7 +80,8 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
     replay and user-policy kernels' search, compiled in seconds rather than a minute."""
     if policy_id >= mcts.MCTS:
         mcts.search(R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, mcts.no_determinize,
-                    R_CHOOSE, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat, params, rng, buf)
+                    mcts.copy_whole, R_CHOOSE, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat,
+                    params, rng, buf)
         return buf[0, 0]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
