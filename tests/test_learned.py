@@ -478,3 +478,21 @@ def test_the_shipped_pig_table_is_calibrated_on_the_optimum():
     optimum = OPT.solution(goal).p[0, 0, 0]
     assert abs(OPT.evaluate(per_score, goal)[0, 0, 0] - optimum) < 0.001
     assert abs(OPT.evaluate(np.full((goal, goal), 20), goal)[0, 0, 0] - optimum) > 0.004
+
+
+def test_the_stop_policies_meet_at_one_table_with_field_seats_beyond_them():
+    """learn_stop's table of the three policies against each other: at 4 players the
+    fourth seat plays the field, which need not be one of the three (the best fixed
+    rule at 5 players was k=9 against a k=8 field); every slot's wins are read off
+    its rotated seat, so the shares of the three and the field sum to the decided games."""
+    from sheepsim.analysis import learn_stop as LS
+    from sheepsim.report.markdown import Report
+    spec = {"name": "t", "kind": "learn_stop", "game": "blacksheep", "seed": 3, "players": 4, "eval_games": 60}
+    p = LS.plan(spec, 1.0)
+    report = Report("t", {k: "" for k in ("game", "game_version", "rules", "policies", "seed", "games", "packages")})
+    lines = LS._together(report, p, 4, ["threshold:k=5", "learned", "threshold:k=9"], "learned", "threshold:k=8", 3,
+                         1)
+    (line,) = lines
+    assert "threshold:k=5 v learned v threshold:k=9, 1 seat threshold:k=8" in line and "60 games" in line
+    shares = [float(x.split("%")[0]) for x in line.split(" wins ")[1:]]
+    assert len(shares) == 3 and 0 < sum(shares) <= 100.0

@@ -204,14 +204,15 @@ def _together(report: Report, p: Plan, n: int, trio: list[str], spec_learned: st
         tables = [trio + [field] * (n - len(trio))]
     rows, lines = [], []
     for names in tables:
-        df = simulate(game, rules, [parse_spec(game.name, spec[x]) for x in names], p.eval_games, seed + 1,
+        df = simulate(game, rules, [parse_spec(game.name, spec.get(x, x)) for x in names], p.eval_games, seed + 1,
                       threads).results
         winner = df["winner"].to_numpy()
         g = df["game"].to_numpy()
         wins = np.stack([winner == (i - g) % n for i in range(len(names))]).astype(np.int8)   # slot i's seat
         count = len(trio) if n > 2 else 2
         lo, hi = wilson_interval(wins.sum(axis=1), wins.shape[1])
-        at = " v ".join(names[:count]) + (f", {n - count} seats {field}" if n > count else "")
+        rest = n - count
+        at = " v ".join(names[:count]) + (f", {rest} seat{'s' if rest > 1 else ''} {field}" if rest else "")
         for i in range(count):
             rows.append({"table": at, "policy": names[i], "win_rate": wins[i].mean(), "win_rate_lo": lo[i],
                          "win_rate_hi": hi[i]})
