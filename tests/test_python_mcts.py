@@ -71,21 +71,23 @@ def test_python_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matter
 
 
 def _hiboufou_positions(players, games=3):
-    """Reference positions of random Hiboufou games at every seat's decisions."""
+    """Reference positions of random Hiboufou games at every seat's decisions, rebuilt
+    from the replays as the bench rebuilds them (search/bench.py, seed 1)."""
+    from sheepsim.search.bench import _positions
     game = get_game("hiboufou")
     E, _, PL = kernel_modules("hiboufou")
     rules = game.make_rules(players, {})
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs("hiboufou", ["random"], players)
-    width = PL.GAME[2]
     for g in range(games):
-        log = W.replay(PL, arr, aux, specs, True, 4, g)[0]
-        s = np.zeros(PL.GAME[0], dtype=np.int32)
-        E.start(s, arr, aux, streams(4, g, PL.GAME[5])[0])
-        for entry in log:
-            if entry[0] >= 0:
-                yield game.reference_search(rules, s)
-            E.step(s, arr, aux, tuple(int(x) for x in entry[1:1 + width]), int(entry[1 + width]))
+        log = W.replay(PL, arr, aux, specs, True, 1, g)[0]
+        for _, s in _positions(E, PL, arr, aux, g, log):
+            yield game.reference_search(rules, s)
+
+
+def _unseen(game, seat):
+    """The cards `seat` cannot see: the other hands and the pile, as one sorted list."""
+    return sorted([c for q, h in enumerate(game.hands) if q != seat for c in h] + game.pile)
 
 
 def test_hiboufou_redeal_keeps_what_the_seat_sees():
@@ -96,8 +98,7 @@ def test_hiboufou_redeal_keeps_what_the_seat_sees():
         g = engine.determinize(position, seat, rng)
         assert g.hands[seat] == position.hands[seat] and g.row == position.row and g.captured == position.captured
         assert [len(h) for h in g.hands] == [len(h) for h in position.hands] and len(g.pile) == len(position.pile)
-        unseen = lambda x: sorted([c for q, h in enumerate(x.hands) if q != seat for c in h] + x.pile)  # noqa: E731
-        assert unseen(g) == unseen(position)
+        assert _unseen(g, seat) == _unseen(position, seat)
         assert all(h == sorted(h) for h in g.hands)
         moved += g.hands != position.hands or g.pile != position.pile
     assert moved > 50
