@@ -263,11 +263,13 @@ def test_turn_optimal_decisions_do_not_change_when_hidden_cards_are_redealt():
     from collections import Counter
     seats = [("turn_optimal", builtin(POL.TURN_OPTIMAL), [2.0, *PARAMS])] + MIX[:2]
     total = Counter()
-    for g in range(8):
+    # games 1-3 of seed 11 meet every phase (about 330 draw decisions) in a few seconds;
+    # depth 2 makes a decision costly, and other games run to three times as many draws
+    for g in range(1, 4):
         checks, mismatches, _, _ = play_checked(3, {}, seats, 11, g, redeals=2)
         assert not mismatches, f"{len(mismatches)} decisions depend on hidden cards, first: {mismatches[0]}"
         total += checks
-    assert total["draw"] > 100 and total["eagle"] > 0 and total["mole"] > 0
+    assert total["draw"] > 300 and total["eagle"] > 0 and total["mole"] > 0 and total["magpie"] > 0
 
 
 def test_turn_optimal_beats_the_equilibrium_threshold():

@@ -51,13 +51,17 @@ ROLLOUT_PARAMS = mcts.rollout_params((), ())
 
 @njit(cache=True, inline="always")
 def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-ins' dispatcher, with the search policies."""
+    """The built-ins' dispatcher, with the search policies. The search's rollouts inline
+    only the rollout policies (P.choose_rollout), and the other seats' built-ins are
+    called (R_CHOOSE) rather than inlined a second time: the kernel compiles in about
+    half the time (41 s against 66 s for Bye-Bye Black Sheep, 44 s against 74 s for
+    Hiboufou, measured), with the same results and speed."""
     if policy_id >= mcts.MCTS:
         mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
-                    E.copy_state, P.choose, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat,
-                    params, rng, buf)
+                    E.copy_state, P.choose_rollout, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux,
+                    seat, params, rng, buf)
         return buf[0, 0], buf[0, 1], buf[0, 2]
-    return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
+    return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
 
 @njit(cache=True)

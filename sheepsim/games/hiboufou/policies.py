@@ -269,10 +269,18 @@ def _defensive(s, rules, deck, seat, buf, scratch):
 
 @njit(cache=True, inline="always")
 def choose(policy_id, s, rules, deck, seat, params, rng, buf, scratch):
-    if policy_id == GREEDY:
-        return _greedy(s, rules, deck, seat, buf, scratch)
     if policy_id == DEFENSIVE:
         return _defensive(s, rules, deck, seat, buf, scratch)
+    return choose_rollout(policy_id, s, rules, deck, seat, params, rng, buf, scratch)
+
+
+@njit(cache=True, inline="always")
+def choose_rollout(policy_id, s, rules, deck, seat, params, rng, buf, scratch):
+    """`choose` cut to the search's rollout policies, greedy and random (play.SEARCH).
+    The search inlines its rollout's dispatcher; with every built-in in it, the search
+    kernel took 74 s to compile, against 44 s (measured on this machine, one core)."""
+    if policy_id == GREEDY:
+        return _greedy(s, rules, deck, seat, buf, scratch)
     return random_policy(s, rules, deck, seat, params, rng, buf)
 
 
