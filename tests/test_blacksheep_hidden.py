@@ -402,9 +402,10 @@ def test_negative_control_reading_the_mole_revealed_hand_is_allowed():
 
 @njit
 def _ismcts_kernel(s, rules, aux, seat, params, rng, buf):
-    # the pointers the search kernels pass (play.VIEW), so the cached twin is reused
-    return P.choose_search_called(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat, params,
-                             fast.pointer(rng), buf, np.empty_like(buf))
+    # the argument types the replay kernel passes (an int64 id, not a literal constant;
+    # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
+    return P.choose_search_called(np.int64(ISMCTS), fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat,
+                                  params, fast.pointer(rng), buf, np.empty_like(buf))
 
 
 def ismcts(iters, rollout):

@@ -393,9 +393,10 @@ def test_negative_control_counting_the_public_cards_is_allowed():
 
 @njit
 def _ismcts_kernel(s, rules, deck, seat, params, rng, buf):
-    # the pointers the search kernels pass (play.VIEW), so the cached twin is reused
-    return P.choose_search_called(ISMCTS, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat, params,
-                             fast.pointer(rng), buf, np.empty_like(buf))
+    # the argument types the replay kernel passes (an int64 id, not a literal constant;
+    # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
+    return P.choose_search_called(np.int64(ISMCTS), fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat,
+                                  params, fast.pointer(rng), buf, np.empty_like(buf))
 
 
 def ismcts(iters, rollout):

@@ -136,7 +136,9 @@ def pig_decisive_positions(goal):
 @njit
 def _pig_search(s, rules, params, rng):
     buf = np.zeros((2, 1), dtype=np.int32)
-    return PP.choose_search(M.MCTS, s, rules, s, 0, params, rng, buf, buf.copy())
+    # the replay kernel's search, with the argument types it passes (an int32 seat): its
+    # cached compile is loaded, where the inlined choose_search would compile anew
+    return PP.choose_search_called(M.MCTS, s, rules, s, np.int32(0), params, rng, buf, buf.copy())
 
 
 def test_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matters():
