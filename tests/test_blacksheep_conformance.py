@@ -353,7 +353,7 @@ def _find(players, options, predicate, seed=3):
             found = predicate(s, arr)
             if found:
                 return s, arr, found
-            seat = s[E.H_ACTOR]
+            seat = int(s[E.H_ACTOR])    # a Python int, as play_checked passes: one compile of choose
             code, a, b = POL.choose(TH, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf, np.empty_like(buf))
             E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
     raise AssertionError("no such decision point")
@@ -456,7 +456,7 @@ def test_decisions_without_luck_leave_the_luck_stream_alone():
                     assert E.sample_chance(s, arr, code, a, b, luck) == -1
                     assert np.array_equal(luck, _fresh(g))
                     seen.add(code)
-            seat = s[E.H_ACTOR]
+            seat = int(s[E.H_ACTOR])    # as above
             code, a, b = POL.choose(RA, s, arr, AUX, seat, np.zeros(8), rngs[P.POLICY + seat], buf,
                                    np.empty_like(buf))
             E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
