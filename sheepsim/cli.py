@@ -674,7 +674,7 @@ def report_site(reports: Path, out: Path | None) -> None:
                                              "the wall time of `sheepsim check examples/variant.toml`.")
 @click.option("--search-budget", type=click.IntRange(0, 100_000), default=100, show_default=True,
               help="Iterations per decision of the search rows (mcts, ismcts: iterations/s, decisions/s, the "
-                   "cost over a random playout, the plain-Python twin); 0 skips them.")
+                   "cost over a random playout, a plain-Python search over the reference engine); 0 skips them.")
 def bench(games, players, n_games, reference_games, threads, json_path, no_startup, search_budget) -> None:
     """Speed of every game (or of each GAME given): kernel games/s at 1 and 2 threads,
     parallel efficiency, the pure-Python reference, cold and warm start, in one table;

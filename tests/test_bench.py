@@ -111,7 +111,7 @@ def test_one_game_with_players_and_no_startup():
     assert "pig " not in result.output
 
 
-def test_search_rows_time_the_kernel_beside_a_playout_and_the_python_twin(tmp_path):
+def test_search_rows_time_the_kernel_beside_a_playout_and_the_python_search(tmp_path):
     path = tmp_path / "bench.json"
     result = run_cli("bench", "pig", "--games", "64", "--reference-games", "1", "--no-startup", "--search-budget", "8",
                      "--json", str(path))

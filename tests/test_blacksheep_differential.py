@@ -4,7 +4,7 @@ The kernel plays a seeded game and logs every decision with its luck (the card a
 blind draw yielded, the Magpie's pile position); the reference replays the same deal,
 decisions and luck. At every decision both must list the same legal decisions, name
 the same actor, and agree on the whole state (hands, zoos, table, pile, set-aside,
-counters) afterwards.
+counters, and what each seat knows of the others' hands) afterwards.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sheepsim.games.blacksheep import play as P
 from sheepsim.games.blacksheep import reference as ref
 from sheepsim.games.blacksheep import rules as R
 from sheepsim.games.blacksheep.game import _reference_options
-from sheepsim.games.blacksheep.trace import to_dict
+from sheepsim.games.blacksheep.trace import known, to_dict
 from sheepsim.games.blacksheep.policies import RANDOM, RISK, THRESHOLD
 from sheepsim.rng import streams
 
@@ -62,6 +62,7 @@ def replay_both(players, options, policy, seed, game):
     start = to_dict(s)
     g = ref.new_game(ref_rules, start["hands"], start["pile"])
     assert ref.to_dict(g) == start, "the reference reads the deal differently"
+    assert g.known == known(s), "the deal makes different cards public"
     buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
     for t, (seat, code, a, b, chance) in enumerate(log):
         n = E.legal_decisions(s, arr, buf)
@@ -73,6 +74,7 @@ def replay_both(players, options, policy, seed, game):
         E.apply(s, arr, *decision, int(chance))
         g = ref.apply(g, decision, None if chance < 0 else int(chance))
         assert to_dict(s) == ref.to_dict(g), f"states differ after decision {t} {decision} chance {chance}"
+        assert known(s) == g.known, f"knowledge differs after decision {t} {decision} chance {chance}"
     assert ref.is_over(g) and s[E.H_PHASE] == 7
     result = ref.result(g)
     assert result["winner"] == row[E.O_WINNER] and result["capped"] == bool(row[E.O_CAPPED])

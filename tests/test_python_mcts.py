@@ -5,8 +5,11 @@
   whole games: the same seat to act, as many legal actions, the same winners at the end.
 * On a small Pig game it plays the exactly optimal action (test_search.pig_exact) wherever
   the two actions' values differ clearly.
-* Hiboufou's re-deal keeps what the searching seat sees and moves only what it cannot,
-  and the search's choice does not change when the unseen cards are re-dealt.
+* Hiboufou's and Bye-Bye Black Sheep's re-deals keep what the searching seat sees and
+  move only what it cannot, and the search's choice does not change when the unseen
+  cards are re-dealt. Bye-Bye Black Sheep's (reference.determinize, written apart from
+  engine.determinize) leaves every public slot and every record of knowledge as the
+  kernel's does, at every decision of whole games.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from test_search import pig_decisive_positions
 
 
 @pytest.mark.parametrize("name,players", [("pig", 2), ("battlesheep", 2), ("battlesheep", 3), ("battlesheep", 4),
-                                          ("hiboufou", 2), ("hiboufou", 3)])
+                                          ("hiboufou", 2), ("hiboufou", 3), ("blacksheep", 3)])
 def test_the_reference_view_agrees_with_the_kernel_along_whole_games(name, players):
     game = get_game(name)
     E, _, PL = kernel_modules(name)
@@ -50,8 +53,11 @@ def test_the_reference_view_agrees_with_the_kernel_along_whole_games(name, playe
         out = np.zeros(PL.SEARCH[0], dtype=np.int32)
         E.outcome(s, arr, out)
         mask = int(out[PL.SEARCH[1]])
-        shares = engine.shares(position)
-        assert [q for q in range(players) if shares[q] > 0] == [q for q in range(players) if mask >> q & 1]
+        # the kernel's rewards (mcts._rewards): the winners share the win; none is a draw
+        winners = [q for q in range(players) if mask >> q & 1]
+        expected = [1 / len(winners) if q in winners else 0.0 for q in range(players)] if winners else \
+            [1 / players] * players
+        assert engine.shares(position) == pytest.approx(expected)
         finished += 1
     assert finished == 5
 
@@ -70,19 +76,25 @@ def test_python_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matter
     assert checked >= 15
 
 
-def _hiboufou_positions(players, games=3):
-    """Reference positions of random Hiboufou games at every seat's decisions, rebuilt
-    from the replays as the bench rebuilds them (search/bench.py, seed 1)."""
+def _kernel_positions(name, players, games, options=None):
+    """(rules, kernel state) at every seat's decision of random games, rebuilt from the
+    replays as the bench rebuilds them (search/bench.py, seed 1)."""
     from sheepsim.search.bench import _positions
-    game = get_game("hiboufou")
-    E, _, PL = kernel_modules("hiboufou")
-    rules = game.make_rules(players, {})
+    game = get_game(name)
+    E, _, PL = kernel_modules(name)
+    rules = game.make_rules(players, options or {})
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
-    specs = seat_specs("hiboufou", ["random"], players)
+    specs = seat_specs(name, ["random"], players)
     for g in range(games):
         log = W.replay(PL, arr, aux, specs, True, 1, g)[0]
         for _, s in _positions(E, PL, arr, aux, g, log):
-            yield game.reference_search(rules, s)
+            yield rules, s
+
+
+def _hiboufou_positions(players, games=3):
+    game = get_game("hiboufou")
+    for rules, s in _kernel_positions("hiboufou", players, games):
+        yield game.reference_search(rules, s)
 
 
 def _unseen(game, seat):
@@ -115,3 +127,69 @@ def test_hiboufou_search_does_not_change_when_the_unseen_cards_are_redealt():
             python_mcts.search(engine, other, 30, 0.7, random.Random(i))
         checked += 1
     assert checked >= 10
+
+
+BLACKSHEEP_ALL = {"wolf": "on", "white_sheep": "on", "mother_sheep": "on", "joker": "on"}
+
+
+@pytest.mark.parametrize("players,options", [(3, {}), (4, BLACKSHEEP_ALL)])
+def test_blacksheep_redeal_keeps_what_the_seat_sees_as_the_kernel_does(players, options):
+    from sheepsim.games.blacksheep import engine as E
+    from sheepsim.games.blacksheep import model
+    from sheepsim.games.blacksheep import reference as ref
+    from sheepsim.games.blacksheep.trace import known, to_dict
+    game = get_game("blacksheep")
+    rng = random.Random(0)
+    moved = moles = 0
+    for k, (rules, s) in enumerate(_kernel_positions("blacksheep", players, 2, options)):
+        engine, position = game.reference_search(rules, s)
+        seat = engine.actor(position)
+        g = ref.determinize(position, seat, rng)
+        # the seat's own view, the public slots, the sizes and the unseen cards stay
+        before, after = ref.to_dict(position), ref.to_dict(g)
+        assert {f: v for f, v in after.items() if f not in ("hands", "pile")} == \
+               {f: v for f, v in before.items() if f not in ("hands", "pile")}
+        assert g.hands[seat] == position.hands[seat] and g.known[seat] == position.known[seat]
+        assert [sum(h) for h in g.hands] == [sum(h) for h in position.hands] and len(g.pile) == len(position.pile)
+        unseen = [[h[q] - position.known[seat][i][q] for q in range(len(h))] for i, h in enumerate(position.hands)]
+        unseen_after = [[h[q] - g.known[seat][i][q] for q in range(len(h))] for i, h in enumerate(g.hands)]
+        pool = lambda hands, pile: sorted(pile + [c for i, h in enumerate(hands) if i != seat  # noqa: E731
+                                                  for c, n in enumerate(h) for _ in range(n)])
+        assert pool(unseen, position.pile) == pool(unseen_after, g.pile)
+        # the kernel's re-deal of the same state leaves the same knowledge: every row but
+        # a Mole's look, which is of the re-dealt hand
+        t = s.copy()
+        E.determinize(t, rules_array(rules), None, seat, streams(7, k, 1)[0])
+        mine = ref.from_dict(position.rules, to_dict(t), known=known(t))     # checks knowledge <= hands
+        assert {f: v for f, v in to_dict(t).items() if f not in ("hands", "pile")} == \
+               {f: v for f, v in after.items() if f not in ("hands", "pile")}
+        mole = g.phase == model.MOLE_PHASE and g.actor != seat and g.source != seat
+        for o in range(players):
+            for q in range(players):
+                if mole and (o, q) == (g.actor, g.source):
+                    assert g.known[o][q] == g.hands[q] and mine.known[o][q] == mine.hands[q]
+                    moles += 1
+                else:
+                    assert g.known[o][q] == mine.known[o][q], (k, o, q)
+        moved += g.hands != position.hands or g.pile != position.pile
+    assert moved > 100
+
+
+def rules_array(rules):
+    return get_game("blacksheep").to_array(rules)
+
+
+def test_blacksheep_search_does_not_change_when_the_unseen_cards_are_redealt():
+    from sheepsim.games.blacksheep import reference as ref
+    game = get_game("blacksheep")
+    checked = 0
+    for i, (rules, s) in enumerate(_kernel_positions("blacksheep", 3, 1)):
+        if i % 50:
+            continue
+        engine, position = game.reference_search(rules, s)
+        seat = engine.actor(position)
+        other = ref.determinize(position, seat, random.Random(100 + i))      # another world, same knowledge
+        assert python_mcts.search(engine, position, 12, 0.7, random.Random(i)) == \
+            python_mcts.search(engine, other, 12, 0.7, random.Random(i))
+        checked += 1
+    assert checked >= 6

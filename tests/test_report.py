@@ -170,6 +170,33 @@ def test_length_score_margin_plots(tmp_path: Path, runs: dict[str, pd.DataFrame]
     assert_png(score_plot(many, tmp_path / "score12.png", "score"), height_in=1.0 + 2.3 * 2)
 
 
+def test_a_long_legend_below_the_axes_stays_inside_the_figure() -> None:
+    from sheepsim.report import plots
+    for label in ("2p random (n=978,618)", "4p mcts:iters=256 (n=4,249 decided)", "x" * 60):
+        labels = [f"{i} {label}" for i in range(15)]
+        fig, (ax,) = plots._figure(plots._tall(labels))
+        for name in labels:
+            ax.plot([0, 1], [0, 1], label=name)
+        plots._legend(fig, ax, labels)
+        fig.canvas.draw()
+        box, edge = fig.legends[0].get_window_extent(), fig.bbox
+        assert edge.x0 <= box.x0 and box.x1 <= edge.x1 and edge.y0 <= box.y0, label
+
+
+def test_the_length_cut_lets_every_series_reach_its_99th_percentile(tmp_path: Path) -> None:
+    import json
+    short, long = make_run(2, 2000, 1), make_run(4, 500, 2)
+    long["turns"] = long["turns"] * 3          # a quarter of the games, three times as long
+    length_plot({"short": short, "long": long}, tmp_path / "length.png", "Length")
+    spec = json.loads((tmp_path / "length.json").read_text())
+    for series in spec["series"]:
+        x, share = np.asarray(series["x"]), np.asarray(series["share"])
+        assert share[x <= spec["cut"]][-1] >= 0.99, series["label"]
+    finished = long["turns"][~long["capped"]]
+    assert spec["cut"] == pytest.approx(float(np.quantile(finished, 0.99)))
+    assert "every series has reached the 99th percentile" in spec["xlabel"]
+
+
 def test_svg_output(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
     path = length_plot(runs, tmp_path / "length.svg", "Length")
     assert path.read_text().lstrip().startswith("<?xml")

@@ -138,54 +138,75 @@ def forest_plot(
     return _save(fig, path, {"kind": "forest", "title": title, "xlabel": xlabel, "series": series})
 
 
-def _legend(fig: Figure, ax: Axes, n: int) -> None:
+def _columns(labels: list[str]) -> int:
+    """Columns of a legend below the axes that fit WIDTH: three of x-small labels up to
+    30 characters, two up to 48 (three columns of 35-character labels overflowed both
+    edges of the figure)."""
+    longest = max(map(len, labels), default=0)
+    return 3 if longest <= 30 else 2 if longest <= 48 else 1
+
+
+def _legend(fig: Figure, ax: Axes, labels: list[str]) -> None:
     """Inside the axes for a few entries; below them, in columns, for many (a dozen
     entries inside covered the lines)."""
-    if n <= 6:
+    if len(labels) <= 6:
         ax.legend(fontsize="small")
     else:
-        fig.legend(loc="outside lower center", ncols=3, fontsize="x-small")
+        fig.legend(loc="outside lower center", ncols=_columns(labels), fontsize="x-small")
 
 
-def _tall(n: int) -> float:
-    """Figure height for a plot whose legend of n entries goes below it."""
-    return 3.6 if n <= 6 else 3.6 + 0.16 * math.ceil(n / 3)
+def _tall(labels: list[str]) -> float:
+    """Figure height for a plot whose legend of these entries goes below it."""
+    n = len(labels)
+    return 3.6 if n <= 6 else 3.6 + 0.16 * math.ceil(n / _columns(labels))
+
+
+def _cut(df: pd.DataFrame) -> float:
+    """The 99th percentile of a series' finished games: with 4% of games at a cap of
+    500 turns the 99th percentile of all games would be the cap itself."""
+    turns, capped = df["turns"].to_numpy(), df["capped"].to_numpy(bool)
+    finished = turns[~capped] if (~capped).any() else turns
+    return float(np.quantile(finished, 0.99)) if finished.size else 1.0
 
 
 def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str,
                 unit: str = "turns") -> Path:
-    """ECDF of game length per label, cut at the 99th percentile of the finished games
-    shown: the body of the distribution is what a designer reads, and a turn cap far out
-    (500 turns) would squash it into the left edge. The cut, the share beyond it and the
+    """ECDF of game length per label, cut where every series has reached the 99th
+    percentile of its finished games: the body of the distribution is what a designer
+    reads, and a turn cap far out (500 turns) would squash it into the left edge. A
+    cut over all series pooled ended the curves of the longest ones early (4-player
+    search games at 57-90%). The cut, the largest share of a series beyond it and the
     share stopped by the cap are named on the axis.
 
     Spec (kind "length"): xlabel, unit, cut, low, series [{label, n, x (each length
     seen), share (of the games at most that long)}]."""
-    fig, (ax,) = _figure(_tall(len(dfs)))
+    labels = [f"{label} (n={len(df):,})" for label, df in dfs.items()]
+    fig, (ax,) = _figure(_tall(labels))
     everything = np.concatenate([df["turns"].to_numpy() for df in dfs.values()])
     capped = np.concatenate([df["capped"].to_numpy(bool) for df in dfs.values()])
-    # the cut is taken over the games that finished: with 4% of games at a cap of 500
-    # turns the 99th percentile of all games would be the cap itself
-    finished = everything[~capped] if (~capped).any() else everything
-    cut = float(np.quantile(finished, 0.99)) if finished.size else 1.0
+    cut = max((_cut(df) for df in dfs.values()), default=1.0)
     series = []
-    for colour, (label, df) in zip(colours(len(dfs)), dfs.items()):
+    for colour, name, (label, df) in zip(colours(len(dfs)), labels, dfs.items()):
         turns, counts = np.unique(df["turns"].to_numpy(), return_counts=True)
         share = np.cumsum(counts) / counts.sum()
-        ax.step(turns, share, where="post", color=colour, label=f"{label} (n={len(df):,})")
+        ax.step(turns, share, where="post", color=colour, label=name)
         series.append({"label": label, "n": len(df), "x": _column(turns), "share": _column(share)})
-    beyond = float((everything > cut).mean()) if everything.size else 0.0
+    beyond = max((float((df["turns"].to_numpy() > cut).mean()) for df in dfs.values() if len(df)), default=0.0)
     low = float(everything.min()) if everything.size else 0.0
     ax.set_xlim(low - 0.5, cut + 0.5)
     at_cap = f", {capped.mean():.1%} stopped by the turn cap" if capped.any() else ""
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     # wrapped: with a capped share the label outgrows the axis
-    xlabel = (f"{unit} (cut at {cut:g}, the 99th percentile of finished games; {beyond:.1%} of games are "
-              f"longer{at_cap})")
+    if len(dfs) == 1:
+        xlabel = f"{unit} (cut at {cut:g}, the 99th percentile of finished games; {beyond:.1%} of games are longer"
+    else:
+        xlabel = (f"{unit} (cut at {cut:g}, where every series has reached the 99th percentile of its finished "
+                  f"games; at most {beyond:.1%} of a series' games are longer")
+    xlabel += f"{at_cap})"
     ax.set_xlabel("\n".join(textwrap.wrap(xlabel, 95)), fontsize="small")
     ax.set_ylabel("share of games at most this long")
     ax.set_title(_title(title))
-    _legend(fig, ax, len(dfs))
+    _legend(fig, ax, labels)
     return _save(fig, path, {"kind": "length", "title": title, "xlabel": xlabel, "unit": unit, "cut": cut,
                              "low": low, "series": series})
 
@@ -236,20 +257,17 @@ def score_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], ti
 
 def margin_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
     """Histogram of the winner's margin over the best other seat, decided games only."""
-    fig, (ax,) = _figure(_tall(len(dfs)))
-    for colour, (label, df) in zip(colours(len(dfs)), dfs.items()):
-        margins = game_margins(df).to_numpy()
-        if margins.size == 0:
-            continue
-        edges = np.arange(np.floor(margins.min()), np.ceil(margins.max()) + 2) - 0.5
-        weights = np.full(margins.size, 1.0 / margins.size)
-        name = f"{label} (n={margins.size:,} decided)"
-        ax.hist(margins, bins=edges, weights=weights, histtype="step", color=colour, label=name)
+    margins = {label: game_margins(df).to_numpy() for label, df in dfs.items()}
+    labels = [f"{label} (n={m.size:,} decided)" for label, m in margins.items() if m.size]
+    fig, (ax,) = _figure(_tall(labels))
+    for colour, name, m in zip(colours(len(labels)), labels, (m for m in margins.values() if m.size)):
+        edges = np.arange(np.floor(m.min()), np.ceil(m.max()) + 2) - 0.5
+        ax.hist(m, bins=edges, weights=np.full(m.size, 1.0 / m.size), histtype="step", color=colour, label=name)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("winner's margin over the best other seat (points; 0 = tie-break)")
     ax.set_ylabel("share of decided games")
     ax.set_title(_title(title))
-    _legend(fig, ax, len(dfs))
+    _legend(fig, ax, labels)
     return _save(fig, path)
 
 

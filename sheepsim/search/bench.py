@@ -16,11 +16,9 @@ Per game with a search policy (mcts or ismcts, the one it plays), every seat sea
   above 1 (issue target: at most 2);
 * Python agent: a plain-Python search at the same budget, timed on searching decisions
   of game 0 (its positions rebuilt from the kernel's log), decisions/s and the kernel's
-  speed over it (target: at least 100x). For Battle Sheep, Pig and Hiboufou, UCT over
-  the game's pure-Python reference engine (search/python_mcts.py, re-dealing Hiboufou's
-  unseen cards at each iteration); for Bye-Bye Black Sheep, whose reference cannot
-  determinize, the twin (search/reference.py) over the compiled engine hooks
-  (_python_agent).
+  speed over it (target: at least 100x): UCT over the game's pure-Python reference
+  engine (search/python_mcts.py; for Bye-Bye Black Sheep and Hiboufou re-dealing the
+  unseen cards at each iteration, through the reference's own re-deal).
 """
 
 from __future__ import annotations
@@ -40,7 +38,7 @@ from . import mcts as M
 
 REPEATS = 3
 TARGET_SECONDS = 0.6        # one 1-thread run of search games, about
-PYTHON_SECONDS = 3.0        # the Python twin's share of the bench, about
+PYTHON_SECONDS = 3.0        # the Python search's share of the bench, about
 
 
 def _search_name(game) -> str | None:
@@ -66,7 +64,7 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
     from ..games import wrappers as W
     from ..policies import seat_specs
 
-    E, POL, PL = kernel_modules(game.name)
+    E, _, PL = kernel_modules(game.name)
     name = _search_name(game)
     players = game.bench_players or game.players[0]
     rules = game.make_rules(players, {})
@@ -92,7 +90,7 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
     positions = [_positions(E, PL, arr, aux, g, log) for g, log in enumerate(logs)]
     iteration = one / (decisions * budget)
     playout = _playout_seconds(PL, arr, aux, np.stack([state for game_ in positions for _, state in game_]))
-    python, timed, spent = _python_agent(game, E, POL, PL, rules, arr, aux, specs, positions[0], budget, name)
+    python, timed, spent = _python_agent(game, rules, specs, positions[0], budget)
     kernel_rate = decisions / one
     python_rate = timed / spent
     return {"game": game.name, "players": players, "policy": spec, "games": n,
@@ -175,55 +173,24 @@ def _playout_seconds(PL, arr, aux, states) -> float:
     return (played - copied) / (reps * len(states))
 
 
-def _python_agent(game, E, POL, PL, rules, arr, aux, specs, positions, budget, name):
-    """(which Python agent, decisions timed, seconds): a plain-Python search at the same
-    budget, timed on `positions` (_positions of the kernel's game 0) for about
-    PYTHON_SECONDS. Where the game has a reference_search: python_mcts over the game's
-    reference engine (the same positions, converted). Bye-Bye Black Sheep's reference
-    keeps no record of what each seat knows, which determinizing needs: there it is the
-    twin, search/reference.py, whose engine calls are the compiled hooks (so the Python
-    it is compared with is faster than a Python engine would be)."""
-    from ..rng import streams
-    from . import python_mcts, reference
+def _python_agent(game, rules, specs, positions, budget):
+    """(which Python agent, decisions timed, seconds): python_mcts over the game's
+    reference engine at the same budget and exploration constant, timed on `positions`
+    (_positions of the kernel's game 0, converted) for about PYTHON_SECONDS."""
+    from . import python_mcts
 
-    greedy = POL.hold if game.name == "pig" else getattr(POL, "greedy", None)
-
-    def rollout(pid, s, rules_, aux_, seat, params, rng, buf, scratch):
-        if pid == POL.RANDOM:
-            return POL.random_policy(s, rules_, aux_, seat, params, rng, buf)
-        return greedy(s, rules_, aux_, seat, params, rng, buf)
-
-    vector = specs[0].vector()
-    c = float(vector[M.P_C])
-
-    def decide(who, s, k):
-        """One decision from position s, its time in seconds."""
-        if game.reference_search:
-            engine, position = game.reference_search(rules, s)
-            start = time.perf_counter()
-            python_mcts.search(engine, position, budget, c, random.Random(k))
-        else:
-            rng = streams(2, k, 1)[0]
-            start = time.perf_counter()
-            reference.search((E, rollout), PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, name == "ismcts", s,
-                             arr, aux, who, vector, rng)
-        return time.perf_counter() - start
-
-    # untimed: the twin's first calls compile the hooks for Python's argument types (a
-    # minute for Bye-Bye Black Sheep when numba's cache lacks them), which made its rate
-    # swing a hundredfold from run to run
-    order = np.random.default_rng(0).permutation(len(positions))
-    decide(*positions[order[0]], 10**6)          # a stream no timed decision uses
+    c = float(specs[0].vector()[M.P_C])
+    order = np.random.default_rng(0).permutation(len(positions))   # spread over the game
     timed, spent = 0, 0.0
-    # in a fixed shuffled order, so that the decisions timed are spread over the game
     for i in order:
         if spent >= PYTHON_SECONDS:
             break
-        spent += decide(*positions[i], timed)
+        engine, position = game.reference_search(rules, positions[i][1])
+        start = time.perf_counter()
+        python_mcts.search(engine, position, budget, c, random.Random(timed))
+        spent += time.perf_counter() - start
         timed += 1
-    python = ("search/python_mcts.py over the reference engine" if game.reference_search
-              else "search/reference.py over the compiled hooks")
-    return python, timed, spent
+    return "search/python_mcts.py over the reference engine", timed, spent
 
 
 def table(rows: list[dict[str, Any]], threads: int) -> str:

@@ -19,9 +19,10 @@ it; UCT reads the node's own visits, not the availability counts the kernel's
 information-set search keeps (mcts.py), which changes the counting but not the work.
 
 A game offers it through GameSpec.reference_search, an `Engine` over its reference
-module: Battle Sheep, Pig and Hiboufou (whose hidden cards are the other hands and the
-pile, with nothing of them ever seen). Bye-Bye Black Sheep's reference keeps no record
-of what each seat knows of the others' hands, which its determinization needs.
+module: Battle Sheep and Pig; Hiboufou, whose hidden cards are the other hands and the
+pile, with nothing of them ever seen; and Bye-Bye Black Sheep, whose reference records
+what each seat knows of the others' hands (the cards seen going in and out, the Mole's
+look) and re-deals the rest (reference.determinize).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ... import search
+from ...search import python_mcts
 from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
 from .. import stoptable, wrappers as W
@@ -179,6 +180,30 @@ def reference_bench(rules, n_games: int, seed: int, policy: str = "threshold:k=6
     return W.games_per_second(n_games, play_one)
 
 
+def reference_search(rules, s: np.ndarray):
+    """The reference engine as the plain-Python search sees it (search/python_mcts.py):
+    each iteration re-deals what the searching seat cannot see (reference.determinize),
+    a blind draw's card and the Magpie's place in the pile are chance; and `s` as a
+    reference game, with what each seat knows."""
+    from . import reference as ref
+    from .trace import known, to_dict
+    ref_rules = ref.Rules(**_reference_options(rules.as_dict()))
+    players = ref_rules.num_players
+
+    def apply(game, decision, rng):
+        chance = ref.random_chance(game, decision, rng)
+        return ref.apply(game, decision, chance), chance
+
+    def shares(game):
+        # a capped game without a winner is a draw: an equal share each (search/mcts.py)
+        winner = game.winner
+        return [1.0 / players] * players if winner < 0 else [float(q == winner) for q in range(players)]
+
+    engine = python_mcts.Engine(actor=ref.actor, legal=ref.legal_decisions, apply=apply, shares=shares,
+                                determinize=ref.determinize)
+    return engine, ref.from_dict(ref_rules, to_dict(s), known=known(s))
+
+
 def _reference_options(opts: dict[str, Any]) -> dict[str, Any]:
     yes = {"yes": True, "no": False, "on": True, "off": False}
     out = {}
@@ -199,7 +224,7 @@ GAME = GameSpec(
     name="blacksheep", title="Bye-Bye Black Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
-    bench_players=3, bench_policy="threshold:k=6", policy_help=POLICY_HELP,
+    reference_search=reference_search, bench_players=3, bench_policy="threshold:k=6", policy_help=POLICY_HELP,
     bench_workload="complete games (reference: same stop rule and placement, Eagle/Mole/Magpie declined)",
     bench_more=(("learned", "the shipped 3-player stop table (learned), complete games"),
                 ("turn_optimal", "the within-turn solver at depth 1, complete games")),

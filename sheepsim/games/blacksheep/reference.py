@@ -22,6 +22,16 @@ never mutates its argument. Decisions are ``(code, a, b)`` integer triples, see
 Chance events are explicit arguments of :func:`apply`: the kind of the card a blind
 draw yields, and (only with ``magpie_entry="draw_pile_shuffled"``) the position in the
 draw pile where the entering Magpie is inserted (0 = top .. len(pile) = bottom).
+
+What each seat knows of the others' hands is part of the game (``Game.known``), because
+a player's choices may use it and a search re-deals only what its seat cannot see
+(:func:`determinize`). ``known[o][p][k]``: seat o knows that seat p holds at least this
+many cards of kind k. Knowledge comes only from public events: every seat's own Black
+Sheep, cards that go face up into a hand (the table taken, the Black Sheep sent back,
+the Wolf's set-aside cards returned, the Magpie into the placer's hand), cards that
+leave a hand face up (a blind draw, the Eagle's answer, the Mole's take, a placement:
+a bound can only drop, and never below 0), and the Mole, which shows the active player
+the whole hand it was drawn from. A refill is drawn unseen.
 """
 
 from __future__ import annotations
@@ -76,6 +86,7 @@ __all__ = [
     "card_census",
     "chance_outcomes",
     "deal",
+    "determinize",
     "draw_probabilities",
     "from_dict",
     "full_deck",
@@ -202,6 +213,7 @@ class Game:
     source: int = -1       # seat the special being resolved was drawn from
     winner: int = -1
     capped: bool = False
+    known: list = field(default_factory=list)   # [observer][seat][kind] lower bounds (module docstring)
     _legal_cache: list | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -221,6 +233,7 @@ class Game:
             phase=self.phase, actor=self.actor, active=self.active, turn=self.turn,
             draws=self.draws, limit=self.limit, placed=self.placed, source=self.source,
             winner=self.winner, capped=self.capped,
+            known=[[list(row) for row in rows] for rows in self.known],
         )
 
 
@@ -251,14 +264,15 @@ def _check_counts(rules: Rules, rows, what: str) -> list:
 
 
 def new_game(rules: Rules, hands, pile, *, zoos=None, joker_species=None,
-             magpie_in_play: bool | None = None, active: int = 0, turn: int = 0) -> Game:
+             magpie_in_play: bool | None = None, active: int = 0, turn: int = 0, known=None) -> Game:
     """A game at the start of a turn (phase DRAW) from hand-built hands and draw pile.
 
     ``hands`` are counts per kind per seat, ``pile`` kinds top first. Keyword extras
     (not needed for a fresh game) let tests start from a position with zoos:
     ``zoos`` counts per kind per seat, ``joker_species`` per seat, the active seat and
     the turn number. ``magpie_in_play`` defaults to True exactly when a Magpie lies in
-    a hand, zoo or the pile (otherwise it waits beside the pile).
+    a hand, zoo or the pile (otherwise it waits beside the pile). ``known`` (``Game.known``)
+    defaults to what a fresh deal makes public: every seat holds its own Black Sheep.
     """
     n = rules.num_players
     hands = _check_counts(rules, hands, "hands")
@@ -280,10 +294,23 @@ def new_game(rules: Rules, hands, pile, *, zoos=None, joker_species=None,
         magpie_in_play = MAGPIE in pile or any(h[MAGPIE] for h in hands)
     if not 0 <= active < n:
         raise ValueError("active must be a seat")
+    if known is None:
+        known = [[[0] * NKINDS for _ in range(n)] for _ in range(n)]
+        for rows in known:
+            for seat in range(n):
+                rows[seat][BLACK] = min(1, hands[seat][BLACK])
+    else:
+        known = [_check_counts(rules, rows, f"known[{o}]") for o, rows in enumerate(known)]
+        if len(known) != n:
+            raise ValueError(f"known: need one row per seat ({n})")
+        for o in range(n):
+            for seat in range(n):
+                if any(known[o][seat][k] > hands[seat][k] for k in range(NKINDS)):
+                    raise ValueError(f"known[{o}][{seat}]: more than seat {seat} holds")
     return Game(rules=rules, hands=hands, zoos=zoos, joker_species=joker_species, table=[],
                 pile=pile, set_aside=[[0] * NKINDS for _ in range(n)],
                 magpie_in_play=bool(magpie_in_play), phase=DRAW, actor=active, active=active,
-                turn=turn)
+                turn=turn, known=known)
 
 
 def deal(rules: Rules, rng: random.Random) -> Game:
@@ -521,7 +548,7 @@ def apply(game: Game, decision, chance: int | None = None) -> Game:
     elif code == MOLE_NONE:
         _back_to_draw(g)
     elif code == MOLE_TAKE:
-        g.hands[g.source][a] -= 1
+        _lose(g, g.source, a)
         g.table.append(a)
         _back_to_draw(g)
     elif code == MAGPIE_NONE:
@@ -553,6 +580,21 @@ def apply(game: Game, decision, chance: int | None = None) -> Game:
     return g
 
 
+def _receive_public(g: Game, seat: int, kind: int) -> None:
+    """A card goes face up into `seat`'s hand: every seat now knows it is there."""
+    g.hands[seat][kind] += 1
+    for rows in g.known:
+        rows[seat][kind] += 1
+
+
+def _lose(g: Game, seat: int, kind: int) -> None:
+    """A card leaves `seat`'s hand face up: what anyone knew of that kind there drops
+    by one (a lower bound, so never below 0)."""
+    g.hands[seat][kind] -= 1
+    for rows in g.known:
+        rows[seat][kind] = max(0, rows[seat][kind] - 1)
+
+
 def _back_to_draw(g: Game) -> None:
     """The special is resolved: the active player continues the draw loop."""
     g.phase, g.actor, g.source = DRAW, g.active, -1
@@ -561,7 +603,7 @@ def _back_to_draw(g: Game) -> None:
 def _blind_draw(g: Game, opponent: int, kind: int) -> None:
     """Blind draw from `opponent` (Part B 1.5/1.6): the card goes to the table, resolve it."""
     A = g.active
-    g.hands[opponent][kind] -= 1
+    _lose(g, opponent, kind)        # the card drawn is seen by all
     g.table.append(kind)
     g.draws += 1
     if kind >= ANIMAL or kind == JOKER:
@@ -571,7 +613,7 @@ def _blind_draw(g: Game, opponent: int, kind: int) -> None:
         # Black Sheep: back at once to the player it came from; every other table card
         # goes to A's hand; no zoo placement; the turn ends.
         g.table.pop()
-        g.hands[opponent][BLACK] += 1
+        _receive_public(g, opponent, BLACK)
         _table_to_hand(g, A)
         _end_turn(g)
         return
@@ -587,6 +629,9 @@ def _blind_draw(g: Game, opponent: int, kind: int) -> None:
     g.phase, g.source = special_phase, opponent
     # The White Sheep is resolved by the player it was drawn from; the others by A.
     g.actor = opponent if kind == WHITE else A
+    if kind == MOLE:
+        # the Mole shows A the whole hand it came from
+        g.known[A][opponent] = list(g.hands[opponent])
 
 
 def _eagle_ask(g: Game, opponent: int, s: int) -> None:
@@ -594,11 +639,11 @@ def _eagle_ask(g: Game, opponent: int, s: int) -> None:
     continues; with eagle_accepts_joker a Joker may answer. Failure: like a stop."""
     hand = g.hands[opponent]
     if hand[animal(s)]:
-        hand[animal(s)] -= 1
+        _lose(g, opponent, animal(s))
         g.table.append(animal(s))
         _back_to_draw(g)
     elif g.rules.eagle_accepts_joker and hand[JOKER]:
-        hand[JOKER] -= 1
+        _lose(g, opponent, JOKER)
         g.table.append(JOKER)
         _back_to_draw(g)
     else:
@@ -609,7 +654,7 @@ def _table_to_hand(g: Game, seat: int) -> int:
     """All table cards go into `seat`'s hand; returns how many."""
     n = len(g.table)
     for k in g.table:
-        g.hands[seat][k] += 1
+        _receive_public(g, seat, k)
     g.table = []
     return n
 
@@ -628,14 +673,14 @@ def _place(g: Game, placer: int, kind: int, s: int, chance: int | None) -> bool:
     """Move one card from `placer`'s hand to their zoo, then the Magpie entry check,
     then the win check (Part B 1.5 step 6). Returns True if the placer has won."""
     enters = _magpie_enters(g, placer, kind, s)
-    g.hands[placer][kind] -= 1
+    _lose(g, placer, kind)
     g.zoos[placer][kind] += 1
     if kind == JOKER:
         g.joker_species[placer] = s      # A-B11: the Joker is bound when placed
     if enters:
         g.magpie_in_play = True
         if g.rules.magpie_entry == "trigger_hand":
-            g.hands[placer][MAGPIE] += 1          # A-B3: into the placer's hand
+            _receive_public(g, placer, MAGPIE)    # A-B3: into the placer's hand, face up
         else:
             g.pile.insert(chance, MAGPIE)         # option: shuffled into the draw pile
     if triplets(g, placer) >= g.rules.effective_triplets_to_win:
@@ -661,7 +706,8 @@ def _end_turn(g: Game) -> None:
     def wolf_return():
         for seat in range(n):
             for k in range(NKINDS):
-                g.hands[seat][k] += g.set_aside[seat][k]
+                for _ in range(g.set_aside[seat][k]):
+                    _receive_public(g, seat, k)     # they lay face up on the table
             g.set_aside[seat] = [0] * NKINDS
 
     def refill():
@@ -704,6 +750,41 @@ def _cap_winner(g: Game) -> int:
     return tied[0] if len(tied) == 1 else -1
 
 
+def determinize(game: Game, seat: int, rng: random.Random) -> Game:
+    """`game` with everything `seat` cannot see dealt again at random (engine.determinize's
+    rule, written independently): what a search for `seat` may sample.
+
+    Unseen: each other seat's hand beyond what `seat` knows of it, and the draw pile.
+    Those cards are shuffled together and dealt back, every other seat keeping the
+    cards `seat` knows it holds and its hand size, the rest making a pile of the same
+    size. Everything else stays: `seat`'s hand and knowledge, the public cards, each
+    seat's knowledge of its own hand (moved by public events only, so public) and of
+    `seat`'s. What the other seats saw of third hands falls back to that public bound,
+    except that during a Mole decision the active player sees the hand it looks at.
+    The result depends on what `seat` knows and on `rng` only.
+    """
+    g = game.copy()
+    mine = g.known[seat]
+    others = [q for q in range(g.num_players) if q != seat]
+    # sorted, so that where the unseen cards really are does not show through
+    pool = sorted(g.pile + [k for q in others for k in range(NKINDS) for _ in range(g.hands[q][k] - mine[q][k])])
+    rng.shuffle(pool)
+    for q in others:
+        unseen = sum(g.hands[q]) - sum(mine[q])
+        g.hands[q] = list(mine[q])
+        for k in pool[:unseen]:
+            g.hands[q][k] += 1
+        pool = pool[unseen:]
+    g.pile = pool
+    for o in others:
+        for q in others:
+            if q != o:
+                g.known[o][q] = list(g.known[q][q])
+    if g.phase == MOLE_PHASE and g.actor != seat and g.source != seat:
+        g.known[g.actor][g.source] = list(g.hands[g.source])
+    return g
+
+
 # ---------------------------------------------------------------------------
 # Canonical form, result, random play
 # ---------------------------------------------------------------------------
@@ -732,10 +813,11 @@ def to_dict(game: Game) -> dict:
     }
 
 
-def from_dict(rules: Rules, d: dict) -> Game:
-    """Inverse of :func:`to_dict` (any reachable state, e.g. one produced by the kernel)."""
+def from_dict(rules: Rules, d: dict, known=None) -> Game:
+    """Inverse of :func:`to_dict` (any reachable state, e.g. one produced by the kernel),
+    with what each seat knows (``Game.known``; the default: :func:`new_game`'s)."""
     g = new_game(rules, d["hands"], d["pile"], zoos=d["zoos"], joker_species=d["joker_species"],
-                 magpie_in_play=d["magpie_in_play"], active=d["active"], turn=d["turn"])
+                 magpie_in_play=d["magpie_in_play"], active=d["active"], turn=d["turn"], known=known)
     g.table = [int(k) for k in d["table"]]
     g.set_aside = _check_counts(rules, d["set_aside"], "set_aside")
     for name in ("phase", "actor", "draws", "limit", "placed", "source", "winner"):

@@ -56,6 +56,14 @@ def to_dict(s: np.ndarray) -> dict[str, Any]:
     }
 
 
+def known(s: np.ndarray) -> list:
+    """What each seat knows of each hand (KNOWN[o][p][k], engine.py), as nested lists:
+    the reference engine's `Game.known`."""
+    p = int(s[E.H_PLAYERS])
+    return [[[int(x) for x in s[E.KNOWN + (o * E.MAX_PLAYERS + q) * E.NK:][:E.NK]] for q in range(p)]
+            for o in range(p)]
+
+
 def _states(arr, seed: int, game: int, log) -> list[dict[str, Any]]:
     """The deal, then the state after every logged decision: the kernel's own deal
     (stream 0) and step with the logged chance outcomes."""

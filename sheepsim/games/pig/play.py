@@ -65,10 +65,11 @@ ROLLOUT_PARAMS = mcts.rollout_params((), (20.0,))
 
 @njit(cache=True, inline="always")
 def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-ins' dispatcher, with the search policies."""
+    """The built-ins' dispatcher, with the search policies; the search's rollouts
+    inline only the rollout policies (P.choose_rollout)."""
     if policy_id >= mcts.MCTS:
         mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, mcts.no_determinize,
-                    mcts.copy_whole, P.choose, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat,
+                    mcts.copy_whole, P.choose_rollout, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat,
                     params, rng, buf)
         return buf[0, 0]
     return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
