@@ -159,7 +159,7 @@ def test_blacksheep_redeal_keeps_what_the_seat_sees_as_the_kernel_does(players, 
         # the kernel's re-deal of the same state leaves the same knowledge: every row but
         # a Mole's look, which is of the re-dealt hand
         t = s.copy()
-        E.determinize(t, rules_array(rules), None, seat, streams(7, k, 1)[0])
+        E.determinize(t, game.to_array(rules), game.initial_state(rules, None), seat, streams(7, k, 1)[0])
         mine = ref.from_dict(position.rules, to_dict(t), known=known(t))     # checks knowledge <= hands
         assert {f: v for f, v in to_dict(t).items() if f not in ("hands", "pile")} == \
                {f: v for f, v in after.items() if f not in ("hands", "pile")}
@@ -174,9 +174,6 @@ def test_blacksheep_redeal_keeps_what_the_seat_sees_as_the_kernel_does(players, 
         moved += g.hands != position.hands or g.pile != position.pile
     assert moved > 100
 
-
-def rules_array(rules):
-    return get_game("blacksheep").to_array(rules)
 
 
 def test_blacksheep_search_does_not_change_when_the_unseen_cards_are_redealt():

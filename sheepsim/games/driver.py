@@ -340,7 +340,11 @@ def play_block(start, actor, legal, nature, chance, step, outcome, progress, cho
             return
         out[i, game[G_ROTATION]] = rot
         if tally[0]:
-            metrics[i, :] = tally[-1]
+            # element by element: a slice assignment compiles numba's shape-mismatch
+            # error (string formatting), about 1.7 s of every process's first kernel
+            row = tally[-1]
+            for k in range(row.shape[0]):
+                metrics[i, k] = row[k]
 
 
 @njit(inline="always")

@@ -38,7 +38,8 @@ from . import mcts as M
 
 REPEATS = 3
 TARGET_SECONDS = 0.6        # one 1-thread run of search games, about
-PYTHON_SECONDS = 3.0        # the Python search's share of the bench, about
+PYTHON_SECONDS = 3.0        # the Python search's share of the bench, about ...
+PYTHON_DECISIONS = 5        # ... but at least this many decisions (Bye-Bye Black Sheep's take 1.5 s)
 
 
 def _search_name(game) -> str | None:
@@ -176,14 +177,15 @@ def _playout_seconds(PL, arr, aux, states) -> float:
 def _python_agent(game, rules, specs, positions, budget):
     """(which Python agent, decisions timed, seconds): python_mcts over the game's
     reference engine at the same budget and exploration constant, timed on `positions`
-    (_positions of the kernel's game 0, converted) for about PYTHON_SECONDS."""
+    (_positions of the kernel's game 0, converted) for about PYTHON_SECONDS, and at least
+    PYTHON_DECISIONS decisions."""
     from . import python_mcts
 
     c = float(specs[0].vector()[M.P_C])
     order = np.random.default_rng(0).permutation(len(positions))   # spread over the game
     timed, spent = 0, 0.0
     for i in order:
-        if spent >= PYTHON_SECONDS:
+        if spent >= PYTHON_SECONDS and timed >= PYTHON_DECISIONS:
             break
         engine, position = game.reference_search(rules, positions[i][1])
         start = time.perf_counter()

@@ -77,8 +77,10 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
                 used += 2
                 node.insert(0, a)
                 path.append((a, who))
-                c = E.chance(sim, rules, aux, lbuf[i], rng)
-                E.step(sim, rules, aux, lbuf[i], c)
+                # actions as tuples of ints, as every other Python caller passes them: an
+                # array row would compile the hooks once more, for that type
+                c = E.chance(sim, rules, aux, rows[i], rng)
+                E.step(sim, rules, aux, rows[i], c)
                 a.outcomes[c] = []
                 break
             best, best_value = -1, -1.0
@@ -91,8 +93,8 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
                 break
             a = child_at[best]
             path.append((a, who))
-            c = E.chance(sim, rules, aux, lbuf[best], rng)
-            E.step(sim, rules, aux, lbuf[best], c)
+            c = E.chance(sim, rules, aux, rows[best], rng)
+            E.step(sim, rules, aux, rows[best], c)
             if c not in a.outcomes:
                 if used + 1 <= cap:
                     used += 1
