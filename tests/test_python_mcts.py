@@ -132,6 +132,11 @@ def test_hiboufou_search_does_not_change_when_the_unseen_cards_are_redealt():
 BLACKSHEEP_ALL = {"wolf": "on", "white_sheep": "on", "mother_sheep": "on", "joker": "on"}
 
 
+def _pool(hands, pile, seat):
+    """The cards `seat` cannot see, by kind: the others' unseen counts and the pile."""
+    return sorted(pile + [c for i, h in enumerate(hands) if i != seat for c, n in enumerate(h) for _ in range(n)])
+
+
 @pytest.mark.parametrize("players,options", [(3, {}), (4, BLACKSHEEP_ALL)])
 def test_blacksheep_redeal_keeps_what_the_seat_sees_as_the_kernel_does(players, options):
     from sheepsim.games.blacksheep import engine as E
@@ -153,9 +158,7 @@ def test_blacksheep_redeal_keeps_what_the_seat_sees_as_the_kernel_does(players, 
         assert [sum(h) for h in g.hands] == [sum(h) for h in position.hands] and len(g.pile) == len(position.pile)
         unseen = [[h[q] - position.known[seat][i][q] for q in range(len(h))] for i, h in enumerate(position.hands)]
         unseen_after = [[h[q] - g.known[seat][i][q] for q in range(len(h))] for i, h in enumerate(g.hands)]
-        pool = lambda hands, pile: sorted(pile + [c for i, h in enumerate(hands) if i != seat  # noqa: E731
-                                                  for c, n in enumerate(h) for _ in range(n)])
-        assert pool(unseen, position.pile) == pool(unseen_after, g.pile)
+        assert _pool(unseen, position.pile, seat) == _pool(unseen_after, g.pile, seat)
         # the kernel's re-deal of the same state leaves the same knowledge: every row but
         # a Mole's look, which is of the re-dealt hand
         t = s.copy()
