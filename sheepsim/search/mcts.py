@@ -163,8 +163,10 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
            spec, rollout_params, hidden, s, rules, aux, seat, params, rng, buf):
     """Search from `s`, `seat` to act; write the chosen action into buf[0] and return
     the number of iterations run. `copy_state(dst, src, size)` copies the root state at
-    each iteration (copy_whole, or the game's copy of its live slots); `choose` is the
-    game's built-in dispatcher (the rollout policy); `view` the game's fast.pointer or
+    each iteration (copy_whole, or the game's copy of its live slots); `choose` is a
+    dispatcher that holds the game's rollout policies (in the chunk kernels an inlined
+    one holding only them: Battle Sheep's `choose`, the other games' `choose_rollout`;
+    in the replay and user kernels the called built-in dispatcher); `view` the game's fast.pointer or
     fast.array; `game` and `spec` its GAME and SEARCH tuples; `rollout_params` the
     rollout policies' parameter vectors (row ROLLOUT_RANDOM, ROLLOUT_GREEDY); `hidden`
     whether to determinize."""

@@ -69,8 +69,8 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     inline only the rollout policies (P.choose_rollout)."""
     if policy_id >= mcts.MCTS:
         mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, mcts.no_determinize,
-                    mcts.copy_whole, P.choose_rollout, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat,
-                    params, rng, buf)
+                    mcts.copy_whole, P.choose_rollout, fast.array, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux,
+                    seat, params, rng, buf)
         return buf[0, 0]
     return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 

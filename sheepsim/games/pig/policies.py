@@ -109,13 +109,11 @@ def learned(s, rules, aux, seat, params, rng, buf):
 @njit(cache=True)
 def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """Dispatch to a built-in policy by id (direct calls, cached)."""
-    if policy_id == HOLD:
-        return hold(s, rules, aux, seat, params, rng, buf)
     if policy_id == OPTIMAL:
         return optimal(s, rules, aux, seat, params, rng, buf)
     if policy_id == LEARNED:
         return learned(s, rules, aux, seat, params, rng, buf)
-    return random_policy(s, rules, aux, seat, params, rng, buf)
+    return choose_rollout(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
 
 @njit(cache=True, inline="always")
