@@ -93,3 +93,29 @@ def test_bad_ladder_and_ratings_files_are_one_line_exit_2(tmp_path, body, needle
     reports = tmp_path / "rep"
     assert_bad(run("run", str(_analysis(tmp_path, body)), "--reports", str(reports)), *needles)
     assert not reports.exists()
+
+
+def test_a_significant_pair_the_rating_order_contradicts_is_flagged():
+    """blacksheep-ratings: risk rated first (by beating random far more) while
+    threshold:k=6 beats risk head to head: no cycle, but the order is contradicted."""
+    import pandas as pd
+
+    from sheepsim.analysis.ratings import _findings, _headline, contradicted
+    labels = ["random", "threshold:k=6", "risk"]
+    beats = np.array([[False, False, False], [True, False, True], [True, False, False]])
+    assert cycle(beats) is None
+    assert contradicted([2, 1, 0], beats) == [(1, 2)]          # risk rated above threshold:k=6
+    assert contradicted([1, 2, 0], beats) == []
+    table = pd.DataFrame({"policy": ["risk", "threshold:k=6", "random"], "rating": [593.0, 571.0, 0.0],
+                          "rating_lo": [560.0, 531.0, 0.0], "rating_hi": [631.0, 616.0, 0.0]})
+    said = ["threshold:k=6 beats risk 62.7% [57.9, 67.3]"]
+    lines = _findings(table, None, labels, said)
+    assert not any("consistent with every significant pairwise result" in line for line in lines)
+    assert "but not the ratings' order" in lines[-2]
+    assert lines[-1] == ("**Against the ratings' order**: threshold:k=6 beats risk 62.7% [57.9, 67.3], yet is rated "
+                         "below it (95% Wilson interval above 50%).")
+    assert _headline(table, said) == (
+        "Highest rating: risk, 22 Elo above threshold:k=6 (their intervals overlap); the ratings' order is "
+        "contradicted by 1 significant pairwise result (threshold:k=6 beats risk 62.7% [57.9, 67.3]).")
+    assert "consistent with every significant pairwise result" in _findings(table, None, labels, [])[-1]
+    assert _headline(table, []).endswith("no significant pairwise result contradicts the ratings' order.")
