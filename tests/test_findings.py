@@ -167,7 +167,7 @@ def test_confirmed_says_what_the_test_showed_and_the_headline_names_the_equilibr
     answers = [_answer(plan, 4, pd.DataFrame(), [seven, eight, nine]), _answer(plan, 5, pd.DataFrame(), [seven])]
     assert _headline(plan, answers) == (
         "Symmetric equilibria of threshold:k confirmed on fresh seeds (each, against a field of itself, not "
-        "significantly worse than the best response at 95%): 4 players 8 and 9; 5 players none in the grid.")
+        "significantly worse than the best response at 95%): at 4 players k = 8 and 9; at 5 players none confirmed.")
 
 
 def test_the_best_fixed_rule_is_a_set_when_the_rules_cannot_be_told_apart() -> None:

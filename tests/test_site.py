@@ -91,9 +91,13 @@ def test_index_links_every_report(reports: Path, built: Path) -> None:
     for link in links:
         assert (built / link).is_file()
     assert "Tiny grid" in index and "Pig: seat advantage" in index
-    # each report's first finding under its link
-    first = saved.read_sidecar(reports / "grid.md")["findings"][0]
-    assert html.escape(first.split("**: ")[1], quote=False) in index
+    # each report's headline, the answer to its question, under its link
+    shown = re.sub(r"</?(strong|code)>", "", index)
+    for name in ("grid", "seats"):
+        headline = saved.read_sidecar(reports / f"{name}.md")["headline"]
+        assert headline
+        for piece in re.split(r"[*`]", headline):
+            assert html.escape(piece.strip(), quote=False) in shown, piece
 
 
 def test_page_holds_findings_and_every_table(reports: Path, built: Path) -> None:
@@ -102,6 +106,7 @@ def test_page_holds_findings_and_every_table(reports: Path, built: Path) -> None
         data = saved.read_sidecar(reports / f"{name}.md")
         findings = page.index('id="findings"')
         assert findings < page.index("<table")        # the findings come first
+        assert findings < page.index('<p class="headline">') < page.index("<ul>", findings)   # the headline first
         for line in data["findings"]:
             plain = re.sub(r"\*\*", "", line)
             for piece in re.split(r"[*`]", plain):
@@ -344,3 +349,10 @@ def test_site_api_refuses_a_folder_named_like_a_report(tmp_path: Path) -> None:
     hand_built().write(folder / "site.md")           # a report named "site": its folder is the default --out
     with pytest.raises(SheepsimError, match="figure folder of report site.md"):
         site.build(folder)
+
+
+def test_the_headline_is_read_back_from_a_report_without_sidecar() -> None:
+    report = Report("R", PROVENANCE).findings(["**2p**: a bullet", "another"]).headline("The answer, in one line.")
+    parts = site.split_markdown(report.render())
+    assert parts["headline"] == "The answer, in one line." and parts["findings"] == ["**2p**: a bullet", "another"]
+    assert site.split_markdown(Report("R", PROVENANCE).findings(["only"]).render())["headline"] == ""

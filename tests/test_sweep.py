@@ -47,7 +47,7 @@ def test_pig_sweep_report(tmp_path):
     # the headline answers first: the equilibria confirmed on fresh seeds (or none)
     headline = text.split("## Findings\n\n")[1].split("\n")[0]
     assert headline.startswith("Symmetric equilibria of hold:t confirmed on fresh seeds (each, against a field of "
-                               "itself, not significantly worse than the best response at 95%): 2 players ")
+                               "itself, not significantly worse than the best response at 95%): at 2 players ")
     assert text.count(f"sheepsim run {toml.as_posix()} --scale 0.5") == 1
     assert (tmp_path / "rep" / "pigs" / "sweep-2p.png").stat().st_size > 1000
 
@@ -104,7 +104,7 @@ def test_sweep_against_a_fixed_field_reports_regret(tmp_path):
     text = (tmp_path / "rep" / "fixed.md").read_text()
     assert "| t | win rate against hold:t=20 | hold:t=20's win rate | regret against hold:t=20 (points) |" in text
     assert text.split("## Findings\n\n")[1].startswith("Against hold:t=20, the best hold:t (every setting not "
-                                                          "significantly worse than the best at 95%): 2 players t = ")
+                                                          "significantly worse than the best at 95%): at 2 players t = ")
     row = next(line for line in text.splitlines() if line.startswith("| 20 |"))
     assert row.split(" | ")[3] == "0.0 [0.0, 0.0]"
     five = next(line for line in text.splitlines() if line.startswith("| 5 |"))

@@ -397,8 +397,8 @@ def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float]
         if not equilibria:
             return head + f"{q} = {row['field']:g} is not among the best, so it is not a best response to itself."
     if not equilibria:
-        return head + (f"no {q} in this grid is a best response to itself: the symmetric equilibrium lies outside "
-                       f"the grid, or the sets are too tight to include it.")
+        return _then(head, f"no {q} in this grid is a best response to itself: the symmetric equilibrium lies "
+                           f"outside the grid, or the sets are too tight to include it.")
     confirmed = [c for c in checks if c.confirmed]
     text = (f"{'the candidate' if len(equilibria) == 1 else 'candidates'} for a symmetric equilibrium "
             f"({q} in its own best-response set on the sweep's seeds): {_values(equilibria)}. ")
@@ -424,17 +424,21 @@ def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float]
     edges = {min(p.field_values), max(p.field_values)} & {c.field for c in confirmed}
     if edges:
         text += f" **{_values(sorted(edges))} lies on the edge of the grid: widen the grid before trusting it.**"
-    return head + text
+    return _then(head, text)
+
+
+def _then(head: str, text: str) -> str:
+    """head + text, text capitalised when head ends a sentence."""
+    return head + (text[0].upper() + text[1:] if head.endswith(". ") else text)
 
 
 def _answer(p: Plan, n: int, br: pd.DataFrame, checks: list[Check]) -> str:
     """One player count's part of the headline: the confirmed equilibria, or against a
     fixed field the best-response set."""
     if p.field is not None:
-        best = br.iloc[0]["best_set"]
-        return f"{n} players {p.param} = {_values(best)}" if len(best) > 1 else f"{n} players {p.param} = {best[0]:g}"
+        return f"at {n} players {p.param} = {_values(br.iloc[0]['best_set'])}"
     confirmed = [c.field for c in checks if c.confirmed]
-    return f"{n} players {_values(confirmed)}" if confirmed else f"{n} players none in the grid"
+    return f"at {n} players {p.param} = {_values(confirmed)}" if confirmed else f"at {n} players none confirmed"
 
 
 def _headline(p: Plan, answers: list[str]) -> str:
