@@ -55,6 +55,7 @@ def test_ratings_run_ranks_pig_policies(tmp_path):
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "r.md").read_text()
     assert "Strongest: **hold**" in text and "No cycle" in text
+    assert text.split("## Findings\n\n")[1].startswith("Highest rating: hold, ")
     rows = re.findall(r"^\| (\S+) \| (-?\d+) \[(-?\d+), (-?\d+)\]", text, re.M)
     ranked = [name for name, *_ in rows]
     assert ranked == ["hold", "hold:t=10", "random"]
@@ -75,6 +76,13 @@ def test_skill_ladder_run_follows_its_stopping_rule(tmp_path):
         assert int(strong) == 2 * int(weak) and float(lo) > 50
     last_strong, _, _, last_lo, _ = steps[-1]
     assert float(last_lo) <= 50 or int(last_strong) == 16
+    # the headline answers whether doubling still pays at the top, as the last step says
+    headline = text.split("## Findings\n\n")[1].split("\n")[0]
+    assert f"{last_strong} against {int(last_strong) // 2} iterations wins " in headline
+    if float(last_lo) != 50:
+        pays = float(last_lo) > 50
+        assert headline.startswith("Doubling mcts's iterations " + (
+            "still pays at the top of the ladder: " if pays else "stops paying, at this many games, at about "))
     assert "## Findings" in text and (tmp_path / "rep" / "l" / "ladder.png").exists()
 
 
