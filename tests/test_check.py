@@ -89,10 +89,10 @@ def test_an_edge_that_moves_away_from_fair_is_said_so_in_its_direction(tmp_path)
     row = pd.DataFrame([{"measure": "edge", "base": -0.001, "variant": -0.006, "change": -0.005,
                          "change_lo": -0.010, "change_hi": -0.001}]).iloc[0]
     text = C._sentence(row, plan)
-    assert text.startswith("seat 0's edge fell by 0.5 points [0.1, 1.0] (from -0.1 to -0.6: further from fair)")
+    assert text.startswith("seat 0's edge fell by 0.5 [0.1, 1.0] points (from -0.1 to -0.6: further from fair)")
     row = row.copy()
     row[["base", "variant", "change", "change_lo", "change_hi"]] = [-0.02, -0.01, 0.01, 0.005, 0.015]
-    assert C._sentence(row, plan).startswith("seat 0's edge rose by 1.0 points [0.5, 1.5] (from -2.0 to -1.0: "
+    assert C._sentence(row, plan).startswith("seat 0's edge rose by 1.0 [0.5, 1.5] points (from -2.0 to -1.0: "
                                              "closer to fair)")
 
 

@@ -244,6 +244,12 @@ def test_compare_gives_the_paired_difference_of_the_rows(tmp_path):
         _by_hand(rows_a["turns"].to_numpy(float) - rows_b["turns"].to_numpy(float)), abs=1e-12)
     assert "600 games paired by index" in printed and "they differ in: policies" in printed
     assert "Win rate by player slot" in printed and "| 0 | hold:t=25 | hold |" in printed
+    # a difference of two rates: signed percentage points, never "%"
+    from sheepsim.report.markdown import format_interval
+    assert "| A - B (points) |" in printed
+    for row in data["seats"]:
+        shown = format_interval(row["diff_rate"], row["diff_rate_lo"], row["diff_rate_hi"], percent=True, signed=True)
+        assert f"| {shown} |" in printed and "%" not in shown
     csv = (tmp_path / "c.csv").read_text().splitlines()
     assert csv[0].startswith("table,seat,a_wins") and len(csv) == 1 + 2 + 2
 
@@ -257,6 +263,7 @@ def test_identical_runs_differ_by_exactly_zero(tmp_path):
         assert row["diff_rate"] == row["diff_rate_lo"] == row["diff_rate_hi"] == 0.0
     assert data["length"]["diff"] == data["length"]["diff_lo"] == data["length"]["diff_hi"] == 0.0
     assert "they differ in nothing" in printed
+    assert printed.count(" | 0.0 [0.0, 0.0] |") == len(data["seats"]) + len(data["slots"])
 
 
 def test_compare_pairs_only_the_common_game_indices(tmp_path):

@@ -55,6 +55,7 @@ def test_ratings_run_ranks_pig_policies(tmp_path):
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "r.md").read_text()
     assert "Strongest: **hold**" in text and "No cycle" in text
+    assert text.split("## Findings\n\n")[1].startswith("Highest rating: hold, ")
     rows = re.findall(r"^\| (\S+) \| (-?\d+) \[(-?\d+), (-?\d+)\]", text, re.M)
     ranked = [name for name, *_ in rows]
     assert ranked == ["hold", "hold:t=10", "random"]
@@ -75,6 +76,13 @@ def test_skill_ladder_run_follows_its_stopping_rule(tmp_path):
         assert int(strong) == 2 * int(weak) and float(lo) > 50
     last_strong, _, _, last_lo, _ = steps[-1]
     assert float(last_lo) <= 50 or int(last_strong) == 16
+    # the headline answers whether doubling still pays at the top, as the last step says
+    headline = text.split("## Findings\n\n")[1].split("\n")[0]
+    assert f"{last_strong} against {int(last_strong) // 2} iterations wins " in headline
+    if float(last_lo) != 50:
+        pays = float(last_lo) > 50
+        assert headline.startswith("Doubling mcts's iterations " + (
+            "still pays at the top of the ladder: " if pays else "stops paying, at this many games, at about "))
     assert "## Findings" in text and (tmp_path / "rep" / "l" / "ladder.png").exists()
 
 
@@ -93,3 +101,29 @@ def test_bad_ladder_and_ratings_files_are_one_line_exit_2(tmp_path, body, needle
     reports = tmp_path / "rep"
     assert_bad(run("run", str(_analysis(tmp_path, body)), "--reports", str(reports)), *needles)
     assert not reports.exists()
+
+
+def test_a_significant_pair_the_rating_order_contradicts_is_flagged():
+    """blacksheep-ratings: risk rated first (by beating random far more) while
+    threshold:k=6 beats risk head to head: no cycle, but the order is contradicted."""
+    import pandas as pd
+
+    from sheepsim.analysis.ratings import _findings, _headline, contradicted
+    labels = ["random", "threshold:k=6", "risk"]
+    beats = np.array([[False, False, False], [True, False, True], [True, False, False]])
+    assert cycle(beats) is None
+    assert contradicted([2, 1, 0], beats) == [(1, 2)]          # risk rated above threshold:k=6
+    assert contradicted([1, 2, 0], beats) == []
+    table = pd.DataFrame({"policy": ["risk", "threshold:k=6", "random"], "rating": [593.0, 571.0, 0.0],
+                          "rating_lo": [560.0, 531.0, 0.0], "rating_hi": [631.0, 616.0, 0.0]})
+    said = ["threshold:k=6 beats risk 62.7% [57.9, 67.3]"]
+    lines = _findings(table, None, labels, said)
+    assert not any("consistent with every significant pairwise result" in line for line in lines)
+    assert "but not the ratings' order" in lines[-2]
+    assert lines[-1] == ("**Against the ratings' order**: threshold:k=6 beats risk 62.7% [57.9, 67.3], yet is rated "
+                         "below it (95% Wilson interval above 50%).")
+    assert _headline(table, said) == (
+        "Highest rating: risk, 22 Elo above threshold:k=6 (their intervals overlap); the ratings' order is "
+        "contradicted by 1 significant pairwise result (threshold:k=6 beats risk 62.7% [57.9, 67.3]).")
+    assert "consistent with every significant pairwise result" in _findings(table, None, labels, [])[-1]
+    assert _headline(table, []).endswith("no significant pairwise result contradicts the ratings' order.")

@@ -428,6 +428,11 @@ def test_learn_stop_writes_a_table_that_plays(tmp_path):
     assert result.exit_code == 0, result.output
     text = (reports / "pig-learn.md").read_text()
     assert "Calibration against the exact optimum" in text and "hold:t=25" in text
+    # first the answer: the learned table against the best fixed rule(s); regrets in points
+    headline = text.split("## Findings\n\n")[1].split("\n")[0]
+    assert headline.startswith("The learned table against the best fixed rules: at 2 players, each in one seat "
+                               "against optimal, it ")
+    assert " points)." in headline and "| regret to the best (points) |" in text and "% [" not in headline
     table = reports / "pig-learn" / "learned-2p.json"
     data = json.loads(table.read_text())
     assert data["provenance"]["iterations"] >= 1 and len(data["thresholds"]) == 400

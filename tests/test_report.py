@@ -12,7 +12,7 @@ from matplotlib.image import imread
 
 from sheepsim.analysis.stats import wilson_interval
 from sheepsim.analysis.tables import seat_table
-from sheepsim.report import markdown
+from sheepsim.report import markdown, saved
 from sheepsim.report.markdown import Report, format_interval, table_to_markdown
 from sheepsim.report.plots import DPI, WIDTH, forest_plot, length_plot, margin_plot, score_plot
 
@@ -211,8 +211,33 @@ def test_one_number_format_per_column_and_no_negative_zero() -> None:
     # both rows with the interval's decimals; the edge in signed points, never "-0.0"
     assert lines[2] == "| a | 10.48 [10.46, 10.50] | 0.0 [-0.4, +0.3] | 1,000,000 |"
     assert lines[3] == "| b | 5.00 [5.00, 5.00] | -3.1 [-3.6, -2.5] | 20,000 |"
-    assert "-0.0" not in format_interval(-0.0001, -0.0004, 0.0002, percent=True, signed=True)
+    # a value that rounds to zero is "0.0"; its bounds, not zero, keep their sign and a digit
+    assert format_interval(-0.0001, -0.0004, 0.0002, percent=True, signed=True) == "0.0 [-0.04, +0.02]"
     assert markdown.unsigned_zero("-0.00") == "0.00" and markdown.unsigned_zero("-0.01") == "-0.01"
+
+
+def test_every_number_of_a_signed_interval_keeps_its_sign() -> None:
+    # the battlesheep-strong-play cells: "-0.7 [-1.3, 0.0]" beside "at a disadvantage" and
+    # "+0.2 [0.0, +0.4]" beside "no detectable edge" read as if the words were wrong
+    assert format_interval(-0.007, -0.013, -0.0004, percent=True, signed=True) == "-0.7 [-1.3, -0.04]"
+    assert format_interval(0.002, -0.0003, 0.004, percent=True, signed=True) == "+0.2 [-0.03, +0.4]"
+    assert format_interval(0.00004, -0.00002, 0.0001, percent=True, signed=True) == "0.0 [-0.002, +0.01]"
+    # an exact zero value or bound is "0.0", unsigned
+    assert format_interval(0.0, -0.059, 0.071, percent=True, signed=True) == "0.0 [-5.9, +7.1]"
+    assert format_interval(0.0, 0.0, 0.00019, percent=True) == "0.0% [0.0, 0.02]"
+    assert format_interval(0.5, 0.0, 1.0, percent=True) == "50.0% [0.0, 100.0]"
+    # any other interval reaching below zero is a difference: signed, not "[-0.021, 0.019]"
+    assert format_interval(-0.001, -0.021, 0.019, floatfmt=".3f") == "-0.001 [-0.021, +0.019]"
+    assert format_interval(1.5, 0.0004, 3.0, floatfmt=".2f") == "1.50 [0.0004, 3.00]"
+    assert format_interval(12.0, 11.0, 13.25) == "12 [11, 13.25]"
+
+
+def test_a_column_with_a_negative_interval_is_signed_in_every_row() -> None:
+    df = pd.DataFrame({"change": [0.053, -0.620], "change_lo": [0.041, -0.630], "change_hi": [0.065, -0.610],
+                       "balance": [0.9, 0.3], "balance_lo": [0.8, 0.2], "balance_hi": [0.95, 0.4]})
+    layout = markdown.table_layout(df)
+    assert [row[0] for row in layout.cells] == ["+0.053 [+0.041, +0.065]", "-0.620 [-0.630, -0.610]"]
+    assert [row[1] for row in layout.cells] == ["0.900 [0.800, 0.950]", "0.300 [0.200, 0.400]"]
 
 
 def test_decimals_follow_the_interval() -> None:
@@ -229,3 +254,15 @@ def test_findings_come_first_and_provenance_once(tmp_path: Path) -> None:
     text = report.render()
     assert text.index("What was run.") < text.index("## Findings") < text.index("## Details")
     assert text.count("## Provenance") == 1 and text.count("--scale 0.1") == 1
+
+
+def test_the_headline_comes_first_and_is_kept_in_the_sidecar(tmp_path: Path) -> None:
+    report = Report("R", PROVENANCE, description="What was run.")
+    report.findings(["**2p**: a bullet."]).headline("Seat 0 is favoured at every player count.")
+    text = report.render()
+    assert text.index("## Findings") < text.index("Seat 0 is favoured") < text.index("- **2p**")
+    path = report.write(tmp_path / "r.md")
+    data = saved.read_sidecar(path)
+    assert data["headline"] == "Seat 0 is favoured at every player count."
+    assert data["findings"] == ["**2p**: a bullet."]
+    assert saved.read_sidecar(Report("S", PROVENANCE).write(tmp_path / "s.md"))["headline"] is None

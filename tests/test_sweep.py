@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from click.testing import CliRunner
 
@@ -42,6 +44,10 @@ def test_pig_sweep_report(tmp_path):
     # findings first, in words; the exact command (with --scale) once, in the provenance
     assert text.index("## Findings") < text.index("## 2 players")
     assert "the best t is 20" in text.split("## 2 players")[0]
+    # the headline answers first: the equilibria confirmed on fresh seeds (or none)
+    headline = text.split("## Findings\n\n")[1].split("\n")[0]
+    assert headline.startswith("Symmetric equilibria of hold:t confirmed on fresh seeds (each, against a field of "
+                               "itself, not significantly worse than the best response at 95%): at 2 players ")
     assert text.count(f"sheepsim run {toml.as_posix()} --scale 0.5") == 1
     assert (tmp_path / "rep" / "pigs" / "sweep-2p.png").stat().st_size > 1000
 
@@ -65,8 +71,10 @@ def test_rule_variants_report(tmp_path):
     assert "| 3 | base |" in text and "| 3 | wolf |" in text and "change in turns" in text
     # the baseline compared with itself changes nothing, and zero carries no sign
     base = next(line for line in text.splitlines() if line.startswith("| 3 | base | threshold:k=6 | 400 |"))
-    assert " n/a |" in base and "-0.0" not in text
+    assert " n/a |" in base and not re.search(r"-0\.0+(?![0-9])", text)
     assert text.index("## Findings") < text.index("## Seat balance") and "**3 players** (threshold:k=6)" in text
+    headline = text.split("## Findings\n\n")[1].split("\n")[0]
+    assert "game length" in headline and "seat 0's edge" in headline and not headline.startswith("- ")
     assert (tmp_path / "rep" / "v" / "variants.png").stat().st_size > 1000
     # the experience table: the base row's paired changes against itself are exactly zero
     feel = text.split("## How the games felt, by variant")[1]
@@ -95,6 +103,8 @@ def test_sweep_against_a_fixed_field_reports_regret(tmp_path):
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "fixed.md").read_text()
     assert "| t | win rate against hold:t=20 | hold:t=20's win rate | regret against hold:t=20 (points) |" in text
+    assert text.split("## Findings\n\n")[1].startswith("Against hold:t=20, the best hold:t (every setting not "
+                                                          "significantly worse than the best at 95%): at 2 players t = ")
     row = next(line for line in text.splitlines() if line.startswith("| 20 |"))
     assert row.split(" | ")[3] == "0.0 [0.0, 0.0]"
     five = next(line for line in text.splitlines() if line.startswith("| 5 |"))

@@ -148,6 +148,8 @@ def test_the_best_setting_is_in_the_best_set_of_a_brute_force_sweep(tmp_path):
     text = (tmp_path / "out/t.md").read_text()
     best = json.loads(json.dumps(text.split("Best setting: **")[1].split("**")[0]))
     tuned = dict(kv.split("=") for kv in best.split(", "))
+    # the headline, first in the findings, names the same setting and its confirmation
+    assert text.index("## Findings") < text.index(f"The best setting found is {best} (") < text.index("- Best setting")
     o = p.objectives[0]
     sweep = {}
     for target, child in itertools.product(range(4, 8), range(1, 6)):

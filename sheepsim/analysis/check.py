@@ -34,7 +34,7 @@ import pandas as pd
 from ..errors import SheepsimError
 from ..games import get_game
 from ..policies import seat_specs
-from ..report.markdown import format_interval
+from ..report.markdown import format_interval, unsigned_zero
 from ..runner import simulate
 from ..start import policy_data, resolve
 from . import tables as T
@@ -250,20 +250,20 @@ def _to_stderr(line: str) -> None:
 
 def _number(kind: str, x: float, signed: bool = False, digits: int = 2) -> str:
     if kind in ("points", "share"):
-        return f"{100 * x:{'+' if signed else ''}.1f}"
-    return f"{x:{'+' if signed else ''}.{digits}f}"
+        return unsigned_zero(f"{100 * x:{'+' if signed else ''}.1f}")
+    return unsigned_zero(f"{x:{'+' if signed else ''}.{digits}f}")
 
 
 def _amount(r, kind: str, unit: str, digits: int = 2) -> str:
-    """'3.1 points [2.6, 3.6]': the change's size with its interval by magnitude, or the
-    signed change when its interval holds zero."""
+    """'3.1 [2.6, 3.6] points': the change's size with its interval by magnitude, or the
+    signed change when its interval holds zero (markdown.format_interval's rule)."""
     what = {"points": " points", "share": " points", "count": f" {unit}" if unit else ""}[kind]
+    scale, fmt = (100, ".1f") if kind in ("points", "share") else (1, f".{digits}f")
     if r.change_lo * r.change_hi > 0:
         a, b = sorted((abs(r.change_lo), abs(r.change_hi)))
-        return (f"{_number(kind, abs(r.change), digits=digits)}{what} [{_number(kind, a, digits=digits)}, "
-                f"{_number(kind, b, digits=digits)}]")
-    return (f"{_number(kind, r.change, True, digits)}{what} [{_number(kind, r.change_lo, True, digits)}, "
-            f"{_number(kind, r.change_hi, True, digits)}]")
+        return format_interval(scale * abs(r.change), scale * a, scale * b, floatfmt=fmt) + what
+    return format_interval(scale * r.change, scale * r.change_lo, scale * r.change_hi, floatfmt=fmt,
+                           signed=True) + what
 
 
 def _sentence(r, plan: Plan) -> str:

@@ -273,6 +273,7 @@ def run(spec: dict[str, Any], p: dict[str, Any], reports: Path, threads, progres
         records.append(rec)
     table = pd.DataFrame(records)
     findings = []
+    answer = ""
     skipped = [c for c in p["cells"] if c.invalid]
     if skipped:
         report.paragraph(f"{len(skipped)} combination(s) are left blank because the rules reject them, e.g. "
@@ -313,7 +314,11 @@ def run(spec: dict[str, Any], p: dict[str, Any], reports: Path, threads, progres
         findings.append(_metric_finding(table, m, label, rows, cols, percent))
         if m == "focal_win_rate" and cols.kind not in ("policy", "focal_policy"):
             findings.append(_fair_section(report, table, rows, cols, figures, game, p["games"], label))
+        # the headline: the first metric's answer (for a focal win rate, where it is fair)
+        answer = answer or findings[-1]
     findings += F.grouped(odd)
+    if answer:
+        report.headline(answer)
     report.findings(findings)
     return report.write(reports / f"{name}.md")
 

@@ -128,6 +128,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
         "policies": [with_iters(p.policy, b) for b in played] + [p.against], "seed": seed,
         "games": {"per step": p.games, "against": p.against_games}, "packages": versions(), "command": command,
     }, description=spec.get("description"))
+    report.headline(_headline(steps, p))
     report.findings(_findings(steps, anchors, p))
     fair = 1.0 / p.players
     report.figure(plots.lines_plot(
@@ -161,6 +162,17 @@ def _rates(row: pd.Series) -> dict[str, float]:
     return {"games": int(row["games"]), "decided": int(row["decided"]), "win_rate": float(row["win_rate"]),
             "win_rate_lo": float(row["win_rate_lo"]), "win_rate_hi": float(row["win_rate_hi"]),
             "fair": float(row["fair_rate"])}
+
+
+def _headline(steps: pd.DataFrame, p: Plan) -> str:
+    """Whether doubling the budget still pays at the top of the ladder."""
+    last = steps.iloc[-1]
+    b = int(last["budget"])
+    won = (f"{2 * b} against {b} iterations wins {F.share(last['win_rate'], last['win_rate_lo'], last['win_rate_hi'])} "
+           f"of decided games (fair {1.0 / p.players:.1%})")
+    if last["win_rate_lo"] > 1.0 / p.players:
+        return f"Doubling {p.policy}'s iterations still pays at the top of the ladder: {won}."
+    return f"Doubling {p.policy}'s iterations stops paying, at this many games, at about {b} iterations: {won}."
 
 
 def _findings(steps: pd.DataFrame, anchors: pd.DataFrame, p: Plan) -> list[str]:

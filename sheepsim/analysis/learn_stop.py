@@ -36,7 +36,7 @@ from ..games import get_game, stoptable
 from ..policies import parse_spec, seat_specs
 from ..report import findings as F
 from ..report import plots
-from ..report.markdown import Report, format_interval
+from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import kernel_aux, policy_data
 from . import policy_iteration as PI
@@ -119,14 +119,21 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
         "games": {"per iteration": p.games, "evaluation": p.eval_games}, "packages": versions(), "command": command,
     }, description=spec.get("description"))
     findings: list[str] = []
+    answers: list[str] = []
     for n in p.players:
-        findings += _player_count(report, p, n, seed, figures, name, threads, progress, command)
+        lines, answer = _player_count(report, p, n, seed, figures, name, threads, progress, command)
+        findings += lines
+        answers += [answer] if answer else []
+    if answers:
+        report.headline("The learned table against the best fixed rules: " + "; ".join(answers) + ".")
     report.findings(findings)
     return report.write(reports / f"{name}.md")
 
 
 def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, name: str, threads, progress: bool,
-                  command: str) -> list[str]:
+                  command: str) -> tuple[list[str], str | None]:
+    """The sections of one player count; its findings and its answer for the headline
+    (the learned table against the best fixed rules), None without fixed rules."""
     game, rules = p.game, p.rules[n]
     feats = game.stop_features(rules)
     learned = PI.learn(game.play, game.to_array(rules), game.initial_state(rules, None), feats, p.games, p.target,
@@ -164,29 +171,63 @@ def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, nam
     lo, hi = wilson_interval(wins.sum(axis=1), wins.shape[1])
     table = pd.DataFrame({"policy": names, "win_rate": wins.mean(axis=1), "win_rate_lo": lo, "win_rate_hi": hi,
                           "regret": gap, "regret_lo": gap_lo, "regret_hi": gap_hi, "in_best_set": keep})
-    report.table(table, percent=["win_rate", "win_rate_lo", "win_rate_hi", "regret", "regret_lo", "regret_hi"],
-                 headers={"regret": "regret to the best", "in_best_set": "in the best set"},
+    report.table(table, points=["regret"],
+                 headers={"regret": "regret to the best (points)", "in_best_set": "in the best set"},
                  caption=f"each policy in one seat against {field} in the other {n - 1}, seats rotated, the same "
                          f"{p.eval_games:,} games (seed {seed + 1}); regret: the best's win rate minus this one's, "
-                         f"paired 95% interval; fair share {1 / n:.1%}")
+                         f"in percentage points, paired 95% interval; the best set: not significantly worse than the "
+                         f"best at {p.confidence:.0%}; fair share {1 / n:.1%}")
     lines = [f"**{n} players**: {stopped}."]
     fixed = [i for i, x in enumerate(names) if x != "learned" and parse_spec(game.name, x).policy.name in FIXED_RULES]
     dependent = [i for i in range(len(names)) if i not in fixed]
+    answer = None
     if fixed and dependent:
-        bf = max(fixed, key=lambda i: wins[i].mean())
-        bd = max(dependent, key=lambda i: wins[i].mean())
+        bf, fixed_set = best_among(wins, fixed, p.confidence)
+        bd, dependent_set = best_among(wins, dependent, p.confidence)
         d, d_lo, d_hi = regret(wins[bd], wins[[bf]])
-        lines.append(f"{n} players against {field}: the best state-dependent policy, {names[bd]}, wins "
-                     f"{F.share(wins[bd].mean(), lo[bd], hi[bd])}; the best fixed rule, {names[bf]}, "
-                     f"{F.share(wins[bf].mean(), lo[bf], hi[bf])}: the fixed rule's regret is "
-                     f"{format_interval(d[0], d_lo[0], d_hi[0], percent=True)} (paired, {p.eval_games:,} games).")
+        dependent_words = best_words(names, dependent, dependent_set, bd, "state-dependent policy")
+        fixed_words = best_words(names, fixed, fixed_set, bf, "fixed rule")
+        lines.append(f"{n} players against {field}: {dependent_words} wins {F.share(wins[bd].mean(), lo[bd], hi[bd])}; "
+                     f"{fixed_words} wins {F.share(wins[bf].mean(), lo[bf], hi[bf])}: {names[bf]}'s regret to "
+                     f"{names[bd]} is {F.points(d[0], d_lo[0], d_hi[0])} points (paired, {p.eval_games:,} games; "
+                     f"significance at {p.confidence:.0%}, paired).")
+        d, d_lo, d_hi = regret(wins[0], wins[[bf]])         # names[0] is the learned table
+        verb = "beats" if d_lo[0] > 0 else "trails" if d_hi[0] < 0 else "cannot be told apart from"
+        top = names[bf] + ("" if len(fixed_set) == 1 else
+                           f", the top of the indistinguishable best fixed rules {_listed(names, fixed_set)}")
+        answer = (f"at {n} players, each in one seat against {field}, it {verb} {top} (its win rate minus "
+                  f"{names[bf]}'s: {F.points(d[0], d_lo[0], d_hi[0], signed=True)} points)")
         lines += _together(report, p, n, [names[bd], "learned", names[bf]], spec_learned, field, seed, threads)
     first, more = _self_play(report, p, n, spec_learned, feats, seed, threads)
     lines += more
     if game.name == "pig":
         lines += _pig_calibration(report, rules, feats, learned, first)
     report.paragraph(f"Evaluation: {time.perf_counter() - t0:.0f} s.")
-    return lines
+    return lines, answer
+
+
+def best_among(wins: np.ndarray, rows: list[int], confidence: float) -> tuple[int, list[int]]:
+    """Of the policies `rows` (indices into wins, [policies, games] on common games), the
+    one with the best point estimate and the set not significantly worse than it (paired,
+    sweep.best_set): the optimum as a set, since a point estimate alone cannot pick
+    between indistinguishable rules."""
+    top, keep = best_set(wins[rows], confidence)
+    return rows[top], [rows[i] for i in np.flatnonzero(keep)]
+
+
+def _listed(names: list[str], members: list[int]) -> str:
+    return names[members[0]] if len(members) == 1 else "{" + ", ".join(names[i] for i in members) + "}"
+
+
+def best_words(names: list[str], rows: list[int], members: list[int], top: int, kind: str) -> str:
+    """'the best fixed rule, threshold:k=6, significantly better than the others,' or 'of the
+    best fixed rules {threshold:k=6, threshold:k=7}, threshold:k=6' when several cannot be
+    told apart (members: best_among's set of the policies `rows`)."""
+    if len(rows) == 1:
+        return f"the only {kind}, {names[top]},"
+    if len(members) == 1:
+        return f"the best {kind}, {names[top]}, significantly better than the others,"
+    return f"of the best {kind}s {_listed(names, members)}, {names[top]}"
 
 
 def _together(report: Report, p: Plan, n: int, trio: list[str], spec_learned: str, field: str, seed: int,
@@ -221,7 +262,7 @@ def _together(report: Report, p: Plan, n: int, trio: list[str], spec_learned: st
             for j in range(i + 1, count):
                 d, d_lo, d_hi = regret(wins[i], wins[[j]])
                 said.append(f"{names[i]} minus {names[j]} "
-                            f"{format_interval(d[0], d_lo[0], d_hi[0], percent=True, signed=True)} points")
+                            f"{F.points(d[0], d_lo[0], d_hi[0], signed=True)} points")
         lines.append(f"{n} players, against each other ({at}, seats rotated, {p.eval_games:,} games): "
                      + ", ".join(f"{names[i]} wins {F.share(wins[i].mean(), lo[i], hi[i])}" for i in range(count))
                      + f"; paired: {'; '.join(said)}.")
@@ -270,7 +311,7 @@ def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: 
         lines.append(f"{n} players, self-play: a Black Sheep decides "
                      f"{F.share(a['black_sheep'], a['black_sheep_lo'], a['black_sheep_hi'])} of the games on the learned "
                      f"table, {F.share(b['black_sheep'], b['black_sheep_lo'], b['black_sheep_hi'])} on {feats.fixed} "
-                     f"(paired difference {format_interval(d[0], d_lo[0], d_hi[0], percent=True, signed=True)} points).")
+                     f"(paired difference {F.points(d[0], d_lo[0], d_hi[0], signed=True)} points).")
     return (a["first_player"], a["first_player_lo"], a["first_player_hi"]), lines
 
 

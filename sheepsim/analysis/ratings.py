@@ -9,7 +9,10 @@ pair's wins; a draw or shared win counts half a win to each), shown on the Elo s
 bootstrap, each pair's wins redrawn from its observed rate, refitted `bootstrap` times;
 the 2.5 and 97.5 percentiles. A cycle is reported when the pairwise results contradict
 any ranking: A beats B beats C beats A, each significantly (the pair's 95% Wilson
-interval excludes one half), found by a depth-first search of the "beats" graph.
+interval excludes one half), found by a depth-first search of the "beats" graph. With
+no cycle some order fits every significant result, but not necessarily the ratings'
+(Bradley-Terry weighs every pair): each significant result the ratings' order
+contradicts (the winner rated below the loser) is listed.
 
 Analysis keys: policies (SPECs, at least 3), games (per pair), options, bootstrap.
 """
@@ -118,6 +121,13 @@ def cycle(beats: np.ndarray) -> list[int] | None:
     return None
 
 
+def contradicted(order: list[int], beats: np.ndarray) -> list[tuple[int, int]]:
+    """The pairs (i, j) where i beats j significantly (beats[i, j]) but the order (best
+    first) puts j above i."""
+    rank = {k: position for position, k in enumerate(order)}
+    return [(int(i), int(j)) for i, j in zip(*np.nonzero(beats)) if rank[int(i)] > rank[int(j)]]
+
+
 def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
     name, seed, game = spec["name"], spec["seed"], p.game
     figures = (reports / name).absolute()
@@ -148,13 +158,16 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
                           "mean_win_rate": np.nanmean(rate, axis=1)}).sort_values("rating", ascending=False)
     beats = np.nan_to_num(lo) > 0.5
     loop = cycle(beats)
+    against = contradicted([p.labels.index(x) for x in table["policy"]], beats)
+    said = [f"{p.labels[i]} beats {p.labels[j]} {F.share(rate[i, j], lo[i, j], hi[i, j])}" for i, j in against]
 
     report = Report(spec.get("title", f"{game.title}: ratings"), {
         "game": game.name, "game_version": game.version, "rules": p.rules.as_dict(), "policies": p.labels,
         "seed": seed, "games": {"per pair": p.games}, "bootstrap": p.bootstrap, "packages": versions(),
         "command": command,
     }, description=spec.get("description"))
-    report.findings(_findings(table, loop, p.labels))
+    report.headline(_headline(table, said))
+    report.findings(_findings(table, loop, p.labels, said))
     report.heading("Ratings")
     report.table(table, headers={"rating": "rating (Elo scale)", "mean_win_rate": "mean win rate"},
                  percent=["mean_win_rate"],
@@ -183,7 +196,19 @@ def _resample(rng, rate, played):
     return w
 
 
-def _findings(table: pd.DataFrame, loop: list[int] | None, labels: list[str]) -> list[str]:
+def _headline(table: pd.DataFrame, said: list[str]) -> str:
+    """Who rates highest, and whether a significant pairwise result contradicts the order."""
+    top, second = table.iloc[0], table.iloc[1]
+    apart = "clearly apart" if top.rating_lo > second.rating_hi else "their intervals overlap"
+    text = f"Highest rating: {top.policy}, {top.rating - second.rating:.0f} Elo above {second.policy} ({apart}); "
+    if said:
+        return text + (f"the ratings' order is contradicted by {len(said)} significant pairwise "
+                       f"result{'s' if len(said) > 1 else ''} ({'; '.join(said)}).")
+    return text + "no significant pairwise result contradicts the ratings' order."
+
+
+def _findings(table: pd.DataFrame, loop: list[int] | None, labels: list[str], said: list[str]) -> list[str]:
+    """said: the significant pairwise results the ratings' order contradicts, in words."""
     top, bottom = table.iloc[0], table.iloc[-1]
     lines = [f"Strongest: **{top.policy}**, {top.rating - bottom.rating:.0f} Elo above the weakest, {bottom.policy} "
              f"(ratings with 95% intervals below)."]
@@ -195,7 +220,12 @@ def _findings(table: pd.DataFrame, loop: list[int] | None, labels: list[str]) ->
     if loop:
         lines.append("**A cycle**: " + " beats ".join(labels[i] for i in loop) + ", each significantly: no single "
                      "ranking fits these results, and the ratings average over it.")
+    elif said:
+        lines.append("No cycle: no set of policies beats each other in a circle significantly, so some order fits "
+                     "every significant pairwise result, but not the ratings' order.")
     else:
-        lines.append("No cycle: no set of policies beats each other in a circle significantly, so the ratings' "
+        lines.append("No cycle: no set of policies beats each other in a circle significantly, and the ratings' "
                      "order is consistent with every significant pairwise result.")
+    lines += [f"**Against the ratings' order**: {x}, yet is rated below it (95% Wilson interval above 50%)."
+              for x in said]
     return lines

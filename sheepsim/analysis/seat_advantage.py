@@ -85,10 +85,11 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
         seconds[cell.label] = time.perf_counter() - start
     seat_tables = {label: T.seat_table(df) for label, df in results.items()}
 
-    edges = pd.DataFrame([{"cell": label, "games": len(df), **T.seat0_edge(df), "fair": st["fair_rate"].iloc[0],
+    edges = pd.DataFrame([{"cell": label, "players": cell.players, "policy": cell.policy, "games": len(df),
+                           **T.seat0_edge(df), "fair": st["fair_rate"].iloc[0],
                            "draw_rate": st.attrs["draw_rate"], "draw_rate_lo": st.attrs["draw_rate_lo"],
                            "draw_rate_hi": st.attrs["draw_rate_hi"], "chi2_p": st.attrs["chi2_p"]}
-                          for (label, df), st in zip(results.items(), seat_tables.values())])
+                          for cell, (label, df), st in zip(cells, results.items(), seat_tables.values())])
     # a p-value that underflows is "tiny", never "0"
     edges["chi2_p"] = ["n/a" if p != p else f"{p:.3g}" if p > 1e-300 else "< 1e-300" for p in edges["chi2_p"]]
     seats = pd.concat([t.assign(cell=label) for label, t in seat_tables.items()], ignore_index=True)
@@ -102,7 +103,8 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
         "policies": sorted({c.policy for c in cells}), "seed": spec["seed"],
         "games": {c.label: c.games for c in cells}, "packages": versions(), "command": command,
     }, description=spec.get("description"))
-    report.findings(_findings(edges, lengths, results, unit))
+    report.headline(headline(edges))
+    report.findings(_findings(edges, lengths, results, seat_tables, unit))
     report.heading("Seat advantage")
     report.table(edges[["cell", "games", "decided", "edge", "edge_lo", "edge_hi", "draw_rate", "draw_rate_lo",
                         "draw_rate_hi", "chi2_p"]], percent=["draw_rate"], points=["edge"],
@@ -156,12 +158,45 @@ def replays(game, cell: Cell, df: pd.DataFrame, spec: dict[str, Any], unit: str)
     return T.worth_watching(df, unit, base)
 
 
-def _findings(edges: pd.DataFrame, lengths: pd.DataFrame, results: dict[str, pd.DataFrame], unit: str) -> list[str]:
-    """A line per cell on seat 0's edge; the range of lengths; degenerate cells."""
+def _findings(edges: pd.DataFrame, lengths: pd.DataFrame, results: dict[str, pd.DataFrame],
+              seat_tables: dict[str, pd.DataFrame], unit: str) -> list[str]:
+    """A line per cell on seat 0's edge (and on unequal seats when the chi-square says
+    so); the range of lengths; degenerate cells."""
     lines = [f"**{row.cell}**: {F.edge_words(row.edge, row.edge_lo, row.edge_hi, row.fair)}, over "
-             f"{row.decided:,} decided games: {F.verdict(row.edge_lo, row.edge_hi)}."
+             f"{row.decided:,} decided games: {F.verdict(row.edge_lo, row.edge_hi)}"
+             f"{F.unequal_seats(seat_tables[row.cell], row.edge_lo, row.edge_hi)}."
              for row in edges.itertuples()]
     short, long = lengths.loc[lengths["median"].idxmin()], lengths.loc[lengths["median"].idxmax()]
     lines.append(f"Games last a median of {short['median']:g} {unit} ({short['cell']}) to {long['median']:g} "
                  f"({long['cell']}); the 99th percentile reaches {lengths['p99'].max():g}.")
     return lines + F.degenerate_lines(results, unit)
+
+
+def headline(edges: pd.DataFrame) -> str:
+    """The answer to "how big is seat 0's edge, and how does it change with the
+    policies (in the order the analysis lists them, as strength grows in
+    battlesheep-strong-play)": per player count, the edge under the first and the last
+    policy, and under which policies seat 0 is favoured, at a disadvantage or neither."""
+    def edge(row) -> str:
+        return F.points(row.edge, row.edge_lo, row.edge_hi, signed=True)
+    several = edges["policy"].nunique() > 1
+    parts = []
+    for players, rows in edges.groupby("players", sort=False):
+        first, last = rows.iloc[0], rows.iloc[-1]
+        if len(rows) > 1:
+            text = (f"{players} players from {edge(first)} points under {first.policy} to {edge(last)} "
+                    f"under {last.policy}")
+        else:
+            text = f"at {players} players {edge(first)} points" + (f" under {first.policy}" if several else "")
+        sides: dict[str, list[str]] = {}
+        for row in rows.itertuples():
+            side = "favoured" if row.edge_lo > 0 else "at a disadvantage" if row.edge_hi < 0 else "no detectable edge"
+            sides.setdefault(side, []).append(row.policy)
+        if len(sides) > 1:
+            text += " (" + "; ".join(f"{side} under {', '.join(who)}" for side, who in sides.items()) + ")"
+        else:
+            text += f" ({next(iter(sides))}{' under every policy' if len(rows) > 1 else ''})"
+        parts.append(text)
+    lead = ("Seat 0's edge over the fair share, from the first policy listed to the last: " if several else
+            f"Seat 0's edge over the fair share under {edges['policy'].iloc[0]}: ")
+    return lead + "; ".join(parts) + "."

@@ -193,6 +193,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
     }, description=spec.get("description"))
     q = p.param
     weak: dict[int, list[float]] = {}
+    answers: list[str] = []
     for n in p.players:
         rules = game.make_rules(n, p.options)
         outcomes = np.zeros((len(p.values), len(p.field_values), p.games), dtype=np.int8)
@@ -262,14 +263,17 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
                          "best_rate": "its win rate", "kept": "fresh best-response set",
                          "gap": "field's gap to the fresh best (points)", "confirmed": "confirmed"},
                 caption=f"each candidate's best-response set re-run on {p.confirm_games:,} fresh games; a candidate "
-                        f"is confirmed only when it stays in its own best-response set")
+                        f"is confirmed only when it stays in its own best-response set, i.e. against a field of "
+                        f"itself it is not significantly worse than the fresh best at {p.confidence:.0%} (paired)")
         report.findings([_equilibrium_text(p, n, br, equilibria, checks, at, regrets)])
+        answers.append(_answer(p, n, br, checks))
         weak[n] = _degenerate_fields(p, n, br)
         if at is not None:
             line = _play_at(report, game, rules, _spec(game.name, p.field_policy, q, at.field),
                             p.confirm_games, seed + 2, threads, figures, n, at)
             report.findings([line])
     report.findings(_degenerate_text(p, weak))
+    report.headline(_headline(p, answers))
     return report.write(reports / f"{name}.md")
 
 
@@ -393,24 +397,25 @@ def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float]
         if not equilibria:
             return head + f"{q} = {row['field']:g} is not among the best, so it is not a best response to itself."
     if not equilibria:
-        return head + (f"no {q} in this grid is a best response to itself: the symmetric equilibrium lies outside "
-                       f"the grid, or the sets are too tight to include it.")
+        return _then(head, f"no {q} in this grid is a best response to itself: the symmetric equilibrium lies "
+                           f"outside the grid, or the sets are too tight to include it.")
     confirmed = [c for c in checks if c.confirmed]
     text = (f"{'the candidate' if len(equilibria) == 1 else 'candidates'} for a symmetric equilibrium "
             f"({q} in its own best-response set on the sweep's seeds): {_values(equilibria)}. ")
     failed = [c for c in checks if not c.confirmed]
     if confirmed:
-        text += (f"Fresh seeds confirm {_values(c.field for c in confirmed)}"
-                 f"{'' if len(confirmed) == 1 else ' (each stays in its own best-response set)'}; ")
+        text += (f"Fresh seeds confirm {_values(c.field for c in confirmed)}: against a field of "
+                 f"{'itself it' if len(confirmed) == 1 else 'itself each'} is not significantly worse than the best "
+                 f"response at {p.confidence:.0%} (paired), so it stays in its own best-response set; ")
     else:
         text += f"Fresh seeds confirm {'none of them' if len(failed) > 1 else 'no candidate'}: "
     if failed:
         text += "; ".join(f"{c.field:g} is not confirmed (against a field of {c.field:g}, {q} = {c.best:g} "
-                                 f"beats it on fresh seeds)" for c in failed)
+                                 f"significantly beats it on fresh seeds)" for c in failed)
     text = text.rstrip(":; ") + ". "
     if at is not None:
         text += (f"The follow-up below plays every seat at {q} = {at.field:g}"
-                 + (" (on fresh seeds the best response to itself)." if at.best == at.field else
+                 + (" (on fresh seeds the best point estimate against itself)." if at.best == at.field else
                     f" (the confirmed candidate closest to its own best response: {q} = {at.best:g} is best against "
                     f"it on fresh seeds, but not significantly better)."))
     else:
@@ -419,7 +424,32 @@ def _equilibrium_text(p: Plan, n: int, br: pd.DataFrame, equilibria: list[float]
     edges = {min(p.field_values), max(p.field_values)} & {c.field for c in confirmed}
     if edges:
         text += f" **{_values(sorted(edges))} lies on the edge of the grid: widen the grid before trusting it.**"
-    return head + text
+    return _then(head, text)
+
+
+def _then(head: str, text: str) -> str:
+    """head + text, text capitalised when head ends a sentence."""
+    return head + (text[0].upper() + text[1:] if head.endswith(". ") else text)
+
+
+def _answer(p: Plan, n: int, br: pd.DataFrame, checks: list[Check]) -> str:
+    """One player count's part of the headline: the confirmed equilibria, or against a
+    fixed field the best-response set."""
+    if p.field is not None:
+        return f"at {n} players {p.param} = {_values(br.iloc[0]['best_set'])}"
+    confirmed = [c.field for c in checks if c.confirmed]
+    return f"at {n} players {p.param} = {_values(confirmed)}" if confirmed else f"at {n} players none confirmed"
+
+
+def _headline(p: Plan, answers: list[str]) -> str:
+    """The sweep's answer in one sentence: its equilibria, or its best responses to a
+    fixed field, per player count."""
+    if p.field is not None:
+        return (f"Against {p.field}, the best {p.policy}:{p.param} (every setting not significantly worse than the "
+                f"best at {p.confidence:.0%}): " + "; ".join(answers) + ".")
+    return (f"Symmetric equilibria of {p.policy}:{p.param} confirmed on fresh seeds (each, against a field of "
+            f"itself, not significantly worse than the best response at {p.confidence:.0%}): "
+            + "; ".join(answers) + ".")
 
 
 def _regret_text(p: Plan, n: int, t: pd.DataFrame) -> str:

@@ -20,7 +20,7 @@ from ..errors import SheepsimError
 from ..games import get_game
 from ..policies import seat_specs
 from ..report import findings as F
-from ..report.markdown import Report
+from ..report.markdown import Report, format_interval
 from ..runner import simulate, versions
 from ..start import policy_data
 from . import tables as T
@@ -106,6 +106,7 @@ def run(spec: dict[str, Any], plan: dict[str, Any], reports: Path, threads, prog
                        for v in table["p_holm_value"]]
     baseline = next(iter(plan["variants"]))
     experience = pd.DataFrame(experience)
+    report.headline(_headline(table, baseline, unit))
     report.findings(_findings(table, baseline, unit) + _experience_findings(experience, baseline)
                     + F.degenerate_lines(odd, unit))
     report.heading("Seat balance, length and capped games by variant")
@@ -170,13 +171,32 @@ def _experience_findings(experience: pd.DataFrame, baseline: str, alpha: float =
                 scale, unit = (100, " points") if m != "lead_changes" else (1, " a game")
                 a, b = sorted((abs(r[f"d_{m}_lo"]) * scale, abs(r[f"d_{m}_hi"]) * scale))
                 parts.append(f"{r['players']}p `{r['variant']}`: {up if r[f'd_{m}'] > 0 else down}, "
-                             f"{abs(r[f'd_{m}']) * scale:.2f} [{a:.2f}, {b:.2f}]{unit}")
+                             f"{format_interval(abs(r[f'd_{m}']) * scale, a, b, floatfmt='.2f')}{unit}")
     tests = int(np.isfinite(p).sum())
     if not parts:
         return [f"No variant changes the decided share, the comeback rate or the lead changes detectably against "
                 f"`{baseline}` (Holm, {alpha:.0%} over {tests} tests)."]
     return [f"How the games feel against `{baseline}` (Holm, {alpha:.0%} over {tests} tests): " + "; ".join(parts)
             + "."]
+
+
+def _headline(table: pd.DataFrame, baseline: str, unit: str, alpha: float = 0.05) -> str:
+    """What the variants change, in one sentence: the largest significant change of the
+    length against the baseline, and in how many cells seat 0's edge is detectable."""
+    others = table[table["variant"] != baseline]
+    changed = others[others["p_holm_value"] < alpha]
+    if changed.empty:
+        text = f"No variant changes the game length significantly against `{baseline}` (Holm, {alpha:.0%})"
+    else:
+        r = changed.loc[changed["turns_change"].abs().idxmax()]
+        change = format_interval(r["turns_change"], r["turns_change_lo"], r["turns_change_hi"], floatfmt=".2f",
+                                 signed=True)
+        text = (f"{len(changed)} of {len(others)} variant cells change the game length significantly against "
+                f"`{baseline}` (Holm, {alpha:.0%}), the most `{r['variant']}` at {r['players']} players, "
+                f"{change} {unit}")
+    tilted = table[(table["edge_lo"] > 0) | (table["edge_hi"] < 0)]
+    return text + (f"; seat 0's edge is detectable in {len(tilted)} of {len(table)} cells" if len(tilted) else
+                   f"; seat 0's edge is within noise in all {len(table)} cells") + "."
 
 
 def _findings(table: pd.DataFrame, baseline: str, unit: str, alpha: float = 0.05) -> list[str]:
@@ -191,7 +211,8 @@ def _findings(table: pd.DataFrame, baseline: str, unit: str, alpha: float = 0.05
                            ("shortens", changed[changed["turns_change"] < 0])):
             for r in part.itertuples():
                 a, b = sorted((abs(r.turns_change_lo), abs(r.turns_change_hi)))
-                parts.append(f"`{r.variant}` {word} games by {abs(r.turns_change):.2f} [{a:.2f}, {b:.2f}] {unit}")
+                parts.append(f"`{r.variant}` {word} games by "
+                             f"{format_interval(abs(r.turns_change), a, b, floatfmt='.2f')} {unit}")
         same = others[~(others["p_holm_value"] < alpha)]
         if not same.empty:
             names = ", ".join(f"`{v}`" for v in same["variant"])

@@ -36,8 +36,9 @@ from .summary import _plain, _policies_text, _rules_text, _wrap
 DIFFERENCES = {"policies": "policies", "rules": "rules", "rotate": "seat rotation",
                "start_position": "start (deck or position file)", "game_version": "engine version"}
 HEADERS = {"a_wins": "A wins", "b_wins": "B wins", "a_win_rate": "A win rate", "b_win_rate": "B win rate",
-           "diff_rate": "A - B", "a_policy": "A policy", "b_policy": "B policy"}
-PERCENT = ["a_win_rate", "b_win_rate", "diff_rate"]
+           "diff_rate": "A - B (points)", "a_policy": "A policy", "b_policy": "B policy"}
+PERCENT = ["a_win_rate", "b_win_rate"]
+POINTS = ["diff_rate"]          # a difference of two rates: signed percentage points
 
 
 @dataclass
@@ -161,20 +162,21 @@ def comparison_text(game, c: Comparison) -> str:
     else:
         lines += _wrap("they differ in nothing: the same settings play the same games, so every difference is 0")
     lines += [""] + _wrap("Win rate by seat, the share of the paired games won alone (a draw or a shared win "
-                          "counts 0); A - B is the mean per-game difference with its 95% normal interval:")
+                          "counts 0); A - B is the mean per-game difference in percentage points with its 95% "
+                          "normal interval:")
     lines += [_table(c.seats)]
     if c.slots is not None:
         lines += ["", "Win rate by player slot (slot i is the i-th --policy; it follows its player over the seats):",
                   _table(c.slots)]
     n = c.length
-    diff = format_interval(n["diff"], n["diff_lo"], n["diff_hi"], floatfmt=".2f")
+    diff = format_interval(n["diff"], n["diff_lo"], n["diff_hi"], floatfmt=".2f", signed=True)
     lines += [""] + _wrap(f"Game length ({game.turn_unit}): mean A {n['a_mean']:.2f}, B {n['b_mean']:.2f}; "
                           f"A - B {diff} (paired, 95% normal interval)")
     return "\n".join(lines)
 
 
 def _table(df: pd.DataFrame) -> str:
-    return table_to_markdown(df, percent=PERCENT, headers=HEADERS).rstrip("\n")
+    return table_to_markdown(df, percent=PERCENT, points=POINTS, headers=HEADERS).rstrip("\n")
 
 
 def comparison_tables(game, c: Comparison) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..analysis import tables as T
 from ..analysis.stats import wilson_interval
-from .markdown import format_interval, unsigned_zero
+from .markdown import format_interval
 
 # a seat at or beyond these win rates of decided games is called out as degenerate
 ALWAYS, NEVER = 0.99, 0.01
@@ -23,31 +23,51 @@ def share(rate: float, lo: float, hi: float) -> str:
     return format_interval(rate, lo, hi, percent=True)
 
 
-def _pts(x: float) -> str:
-    return unsigned_zero(f"{100 * x:.1f}")
+def points(value: float, lo: float, hi: float, signed: bool = False) -> str:
+    """A difference of two rates in percentage points, '2.6 [2.5, 2.7]' (signed:
+    '+2.6 [+2.5, +2.7]'), by the one rule of markdown.format_interval; the words say
+    'points' beside it."""
+    return format_interval(value, lo, hi, percent=True, signed=True) if signed else \
+        format_interval(100 * value, 100 * lo, 100 * hi, floatfmt=".1f")
 
 
 def edge_words(edge: float, lo: float, hi: float, fair: float | None = None, who: str = "seat 0") -> str:
     """'seat 0 wins 3.1 [2.5, 3.7] points more often than the fair 50.0%', '... less often'
     when the whole interval is below it (the numbers then say how much less), and the
     signed edge, '... is -1.8 [-3.9, +0.4] points', when the interval holds zero: "1.8
-    [-0.4, 3.9] points less often" would be easy to misread."""
+    [-0.4, 3.9] points less often" would be easy to misread. The direction is read off
+    the interval as printed (a bound that rounds to zero keeps its sign), as verdict's."""
     against = f" than the fair {fair:.1%}" if fair is not None else " than the fair share"
-    if round(100 * edge, 1) == 0:
-        return f"{who} wins as often as the fair share ({_pts(edge)} [{_pts(lo)}, {_pts(hi)}] points)"
     if lo > 0:
-        return f"{who} wins {_pts(edge)} [{_pts(lo)}, {_pts(hi)}] points more often{against}"
+        return f"{who} wins {points(edge, lo, hi)} points more often{against}"
     if hi < 0:
-        return f"{who} wins {_pts(-edge)} [{_pts(-hi)}, {_pts(-lo)}] points less often{against}"
+        return f"{who} wins {points(-edge, -hi, -lo)} points less often{against}"
     fair_share = f"the fair {fair:.1%}" if fair is not None else "the fair share"
-    signed = format_interval(edge, lo, hi, percent=True, signed=True)
-    return f"{who}'s edge over {fair_share} is {signed} points"
+    return f"{who}'s edge over {fair_share} is {points(edge, lo, hi, signed=True)} points"
 
 
 def verdict(lo: float, hi: float, who: str = "seat 0") -> str:
+    """The words for an edge's 95% interval: they follow its signs, as printed."""
     if lo <= 0 <= hi:
         return f"no detectable edge for {who}"
     return f"{who} is favoured" if lo > 0 else f"{who} is at a disadvantage"
+
+
+def unequal_seats(seats: pd.DataFrame, lo: float, hi: float, level: float = 0.05) -> str:
+    """'; but the seats are not equal (chi-square p = 0.0002): seat 2 wins most, 36.0%
+    [34.6, 37.4] against the fair 33.3%' when the chi-square test of equal seats (the
+    seat table's attrs, tables.seat_table) rejects while seat 0's edge interval [lo, hi]
+    holds zero or seat 0 is not the seat that wins most; else ''."""
+    p = seats.attrs.get("chi2_p", float("nan"))
+    if not p < level:
+        return ""
+    top = seats.loc[seats["win_rate"].idxmax()]
+    if int(top["seat"]) == 0 and (lo > 0 or hi < 0):
+        return ""
+    shown = f"p = {p:.2g}" if p > 1e-300 else "p < 1e-300"
+    return (f"; but the seats are not equal (chi-square {shown}): seat {int(top['seat'])} wins most, "
+            f"{share(top['win_rate'], top['win_rate_lo'], top['win_rate_hi'])} against the fair "
+            f"{top['fair_rate']:.1%}")
 
 
 def chance_note(hits: int, cells: int, confidence: float = 0.95) -> str:

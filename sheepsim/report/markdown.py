@@ -11,6 +11,12 @@ column so that every row reads alike:
     counts                                                    1,000,000
 
 and a number that rounds to zero never carries a sign ("-0.0" reads as a direction).
+One rule for the signs of an interval (format_interval): a difference (points, or any
+interval with a negative number in it) carries a sign on every number, so that
+"0.0 [-5.9, +7.1]" never reads as "0.0 [-5.9, 7.1]"; a bound that rounds to zero but is not
+zero gets the digits that show its first significant one ("-0.7 [-1.3, -0.04]", never
+"[-1.3, 0.0]"), so a bound's printed sign is its true sign and words chosen from the
+interval's signs (findings.verdict) agree with the numbers printed beside them.
 No tabulate dependency: the format is small.
 
 A report opens with its title, a description and its findings in words, and ends with
@@ -73,17 +79,22 @@ def decimals(values: Any, halfwidths: Any = None, significant: int = 3) -> int:
     return int(min(max(d, 0), MOST_DECIMALS))
 
 
-def _number(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool = False) -> str:
+def _number(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool = False,
+            bound: bool = False) -> str:
+    """One number; a `bound` (of an interval) that is not zero but rounds to it gets the
+    decimals that show its first significant digit, so its sign stays readable."""
     if _is_missing(value):
         return "n/a"
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     sign = "+" if signed else ""
-    if percent:
-        return unsigned_zero(f"{100.0 * value:{sign}.{percent_digits}f}")
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, (int, np.integer)) and not percent:
         return f"{value:{sign},}"
-    return unsigned_zero(format(value, sign + floatfmt))
+    x, spec = (100.0 * value, f".{percent_digits}f") if percent else (value, floatfmt)
+    text = unsigned_zero(format(x, sign + spec))
+    if bound and x != 0 and math.isfinite(x) and spec.endswith("f") and text == unsigned_zero(format(0.0, spec)):
+        text = format(x, f"{sign}.{-math.floor(math.log10(abs(x)))}f")
+    return text
 
 
 def _value(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool = False) -> str:
@@ -101,12 +112,20 @@ def format_interval(
     signed: bool = False,
 ) -> str:
     """'value [lo, hi]', '51.2% [50.3, 52.1]' for a share, or '+2.6 [+2.5, +2.7]' for a
-    difference of shares in percentage points (percent and signed); for tables and prose."""
+    difference of shares in percentage points (percent and signed); for tables and prose.
+    An interval of other numbers that reaches below zero is a difference too: signed
+    (the module's rule). A bound that rounds to zero but is not zero gets more digits."""
+    signed = signed or (not percent and has_negative((value, lo, hi)))
     head = _value(value, floatfmt, percent, percent_digits, signed)
     if _is_missing(lo) or _is_missing(hi):
         return head
-    bounds = (_number(b, floatfmt, percent, percent_digits, signed) for b in (lo, hi))
+    bounds = (_number(b, floatfmt, percent, percent_digits, signed, bound=True) for b in (lo, hi))
     return f"{head} [{', '.join(bounds)}]"
+
+
+def has_negative(values: Iterable[Any]) -> bool:
+    """Whether any of the numbers is below zero (missing ones are not)."""
+    return any(isinstance(v, (int, float, np.number)) and not _is_missing(v) and v < 0 for v in values)
 
 
 def _cell(value: Any, floatfmt: str, percent: bool, percent_digits: int, signed: bool) -> str:
@@ -171,8 +190,13 @@ def table_layout(
     }
     formats = {c: fmt(c) for c in numeric if pd.api.types.is_float_dtype(frame[c])}
 
+    # a column of intervals one of which reaches below zero is a difference: every row signed
+    negative = {c for c in ranged - as_percent
+                if has_negative(pd.concat([pd.to_numeric(frame[k], errors="coerce") for k in
+                                           (c, f"{c}_lo", f"{c}_hi")]).dropna())}
+
     def render(row: Mapping[str, Any], column: str) -> str:
-        pct, signed = column in as_percent, column in as_points
+        pct, signed = column in as_percent, column in as_points or column in negative
         f = formats.get(column, ".4g")
         if column in ranged:
             return format_interval(row[column], row[f"{column}_lo"], row[f"{column}_hi"], pct, f,
@@ -274,6 +298,7 @@ class Report:
         self.provenance = dict(provenance)
         self.description = description
         self._findings: list[str] = []
+        self._headline: str | None = None
         self._sections: list[_Text | _Table | _Figure] = []
         self._replays: list[dict[str, Any]] = []
 
@@ -281,6 +306,13 @@ class Report:
         """The report's findings, one bullet each; rendered right after the description
         whenever they are added (they are known only once the games are played)."""
         self._findings.extend(lines)
+        return self
+
+    def headline(self, text: str) -> Report:
+        """One sentence that answers the report's question, from its data; rendered first
+        in the findings, before the per-cell bullets (and kept in the sidecar for the
+        site's index)."""
+        self._headline = text.strip()
         return self
 
     def heading(self, text: str, level: int = 2) -> Report:
@@ -331,8 +363,9 @@ class Report:
         parts = [f"# {self.title}\n"]
         if self.description:
             parts.append(self.description.strip() + "\n")
-        if self._findings:
-            parts.append("## Findings\n\n" + "".join(f"- {line}\n" for line in self._findings))
+        if self._headline or self._findings:
+            top = f"{self._headline}\n\n" if self._headline else ""
+            parts.append("## Findings\n\n" + top + "".join(f"- {line}\n" for line in self._findings))
         for section in self._sections:
             if isinstance(section, _Figure):
                 target = self._figure_target(section, base)
@@ -368,8 +401,8 @@ class Report:
                 sections.append({"type": "paragraph", "text": section.text})
         return {"format": saved.REPORT_FORMAT, "version": saved.VERSION, "title": self.title,
                 "description": self.description.strip() if self.description else None,
-                "findings": list(self._findings), "sections": sections, "provenance": self.provenance,
-                "replays": self._replays, "markdown": name, "markdown_sha256": saved.sha256(markdown)}
+                "headline": self._headline, "findings": list(self._findings), "sections": sections,
+                "provenance": self.provenance, "replays": self._replays, "markdown": name, "markdown_sha256": saved.sha256(markdown)}
 
     def write(self, path: str | os.PathLike[str]) -> Path:
         """REPORTS/<name>.md, then its sidecar REPORTS/<name>/report.json (each written

@@ -10,6 +10,8 @@ Two kinds of JSON file, both written atomically with the report or figure they b
 The sidecar (`format` "sheepsim-report", `version` 1):
 
     title, description            strings (Markdown); description may be null
+    headline                      one sentence (Markdown) answering the report's question,
+                                  shown first in its findings; null when the report has none
     findings                      list of strings (Markdown, one bullet each)
     sections                      list, in order, of one of
         {"type": "heading", "level": 2..6, "text": ...}

@@ -67,6 +67,7 @@ class Page:
     from_data: bool                     # made from a sidecar (interactive figures, exact table values)
     interactive: int = 0                # figures drawn with plotly
     scripts: bool = False               # the page loads plotly
+    headline: str = ""                  # Markdown: the sentence answering the report's question
 
 
 @dataclass
@@ -195,7 +196,7 @@ def _write_site(site: Site, reports: Path, sources: Sequence[Path], folder: Path
     for md in sources:
         page = _page(md, reports, folder, names, site)
         _write(folder / f"{page.name}.html", _document(page.title, page.body, page.scripts,
-                                                      back=True, findings=page.findings))
+                                                      back=True, findings=page.findings, headline=page.headline))
         site.pages.append(page)
     if any(p.scripts for p in site.pages):
         plotly = resources.files("plotly") / "package_data" / "plotly.min.js"
@@ -283,7 +284,7 @@ def _page_from_data(name: str, data: Mapping[str, Any], reports: Path, folder: P
     provenance = data.get("provenance") or {}
     return Page(name=name, title=data.get("title") or name, game=str(provenance.get("game", "")),
                 findings=list(data.get("findings") or []), body=toc + "\n".join(parts), from_data=True,
-                interactive=interactive, scripts=interactive > 0)
+                interactive=interactive, scripts=interactive > 0, headline=data.get("headline") or "")
 
 
 def _contents(entries: Sequence[tuple[str, str]]) -> str:
@@ -442,9 +443,10 @@ def _replays(name: str, records: Sequence[Mapping[str, Any]], folder: Path, site
 
 
 def split_markdown(text: str) -> dict[str, Any]:
-    """A report's Markdown in the parts a page shows: title, description, findings
-    (one Markdown string per bullet), body (the sections) and provenance."""
-    title, description, findings, body, provenance = "", [], [], [], []
+    """A report's Markdown in the parts a page shows: title, description, headline (the
+    findings' text before their first bullet), findings (one Markdown string per
+    bullet), body (the sections) and provenance."""
+    title, description, headline, findings, body, provenance = "", [], [], [], [], []
     part, fenced = "description", False
     for line in text.splitlines():
         if line.startswith("```"):
@@ -462,9 +464,12 @@ def split_markdown(text: str) -> dict[str, Any]:
                 findings.append(line[2:])
             elif line.strip() and findings:
                 findings[-1] += " " + line.strip()
+            elif line.strip():
+                headline.append(line.strip())
         else:
             {"description": description, "body": body, "provenance": provenance}[part].append(line)
-    return {"title": title, "description": "\n".join(description).strip(), "findings": findings,
+    return {"title": title, "description": "\n".join(description).strip(), "headline": " ".join(headline),
+            "findings": findings,
             "body": "\n".join(body).strip(), "provenance": "\n".join(provenance).strip()}
 
 
@@ -483,7 +488,7 @@ def _page_from_markdown(md: Path, reports: Path, folder: Path, names: set[str]) 
     toc = _contents(contents) if len(contents) > 2 else ""
     game = re.search(r"^- \*\*game\*\*: (\S+)", parts["provenance"], re.MULTILINE)
     return Page(name=md.stem, title=parts["title"] or md.stem, game=game.group(1) if game else "",
-                findings=parts["findings"], body=toc + "\n".join(out), from_data=False)
+                findings=parts["findings"], body=toc + "\n".join(out), from_data=False, headline=parts["headline"])
 
 
 def _render_body(text: str, names: set[str], figures: _Figures) -> tuple[str, list[tuple[str, str]]]:
@@ -558,7 +563,8 @@ def _index(pages: Sequence[Page], reports: Path) -> str:
     for game in sorted(groups):
         items = []
         for page in groups[game]:
-            lead = _inline(page.findings[0], set()) if page.findings else "<em>no findings</em>"
+            first = page.headline or (page.findings[0] if page.findings else "")
+            lead = _inline(first, set()) if first else "<em>no findings</em>"
             tags = ('<span class="tag live">interactive</span>' if page.interactive else "") + (
                 "" if page.from_data else '<span class="tag">from Markdown</span>')
             items.append(f'<li><a class="report-link" href="{html.escape(page.name, quote=True)}.html">'
@@ -578,12 +584,14 @@ def _game_title(name: str) -> str:
         return name
 
 
-def _document(title: str, body: str, scripts: bool, back: bool, findings: Sequence[str] | None = None) -> str:
+def _document(title: str, body: str, scripts: bool, back: bool, findings: Sequence[str] | None = None,
+              headline: str = "") -> str:
     nav = '<nav class="top"><a href="index.html">&larr; All reports</a></nav>' if back else ""
     box = ""
-    if findings:
-        items = "".join(f"<li>{_inline(line, set())}</li>" for line in findings)
-        box = f'<section class="findings" id="findings"><h2>Findings</h2><ul>{items}</ul></section>'
+    if findings or headline:
+        top = f'<p class="headline">{_inline(headline, set())}</p>' if headline else ""
+        items = "".join(f"<li>{_inline(line, set())}</li>" for line in findings or [])
+        box = f'<section class="findings" id="findings"><h2>Findings</h2>{top}<ul>{items}</ul></section>'
     plotly = f'<script src="{PLOTLY}"></script>' if scripts else ""
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -609,6 +617,7 @@ h3{font-size:1.1em;margin:1.4em 0 .4em}
 .findings{background:#eef4fb;border:1px solid #c9dcf1;border-radius:8px;padding:4px 20px 8px;margin:0 0 1.2em}
 .findings h2{border:0;margin:.6em 0 .2em}
 .findings li{margin:.35em 0}
+.findings .headline{font-weight:600;margin:.4em 0 .2em}
 .description{color:#333}
 nav.contents ul{display:flex;flex-wrap:wrap;gap:4px 14px;list-style:none;padding:0;margin:.8em 0;font-size:14px}
 .table-wrap{overflow-x:auto;margin:.8em 0 .3em}

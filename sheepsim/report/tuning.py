@@ -38,6 +38,7 @@ def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, tri
                   f"{len(trials)} settings in batches of {p.batch}, successive halving by {p.eta}",
         "packages": {**versions(), "optuna": optuna.__version__}, "command": command,
     }, description=spec.get("description"))
+    report.headline(_headline(p, settings, ests, best, confirmed))
     report.findings(_findings(p, settings, ests, best, confirmed, sensitivity, trials, seconds))
     report.replays(replays(p, settings[best]))
     report.figure(_figure(p, trials, settings, ests, best, folder), _caption(p))
@@ -113,13 +114,15 @@ def _caption(p: Plan) -> str:
 
 def _formats(p: Plan, names: list[str]) -> dict[str, Any]:
     """The report tables' number formats: edges and their changes in signed points,
-    shares in percent (their changes in points); headers by the metrics' labels."""
+    shares in percent (their changes in points); headers by the metrics' labels, a
+    column in points saying so."""
     labels = {m: label_of(m) for m in names}
     kinds = {m: kind_of(m) for m in names}
-    return {"points": [m for m in names if kinds[m] == "points"]
-            + [f"d_{m}" for m in names if kinds[m] in ("points", "share")],
-            "percent": [m for m in names if kinds[m] == "share"],
-            "headers": {**labels, **{f"d_{m}": f"change in {label}" for m, label in labels.items()}}}
+    points = ([m for m in names if kinds[m] == "points"]
+              + [f"d_{m}" for m in names if kinds[m] in ("points", "share")])
+    headers = {**labels, **{f"d_{m}": f"change in {label}" for m, label in labels.items()}}
+    return {"points": points, "percent": [m for m in names if kinds[m] == "share"],
+            "headers": {k: f"{v} (points)" if k in points else v for k, v in headers.items()}}
 
 
 def _knob_text(k: Knob) -> str:
@@ -144,13 +147,35 @@ def _objective_text(p: Plan, o: Objective, est: dict) -> str:
     return f"{METRICS[o.metric][0] if o.goal != 'inside' else o.label} {text}{unit}"
 
 
+def _tied(confirmed: pd.DataFrame, best: int) -> list[str]:
+    """The other confirmed settings that cannot be told apart from the best (one objective)."""
+    others = confirmed.drop(index=best)
+    return [s for s, v in zip(others["setting"], others["against the best"]) if "worse" not in v]
+
+
+def _headline(p: Plan, settings, ests, best, confirmed) -> str:
+    """The tuner's answer: the best setting with its objectives, and the settings that
+    cannot be told apart from it (the optimum as a set)."""
+    objectives = "; ".join(_objective_text(p, o, ests[best]) for o in p.objectives)
+    text = (f"The best setting found is {setting_text(settings[best])} ({objectives}, on {p.confirm_games:,} fresh "
+            f"games)")
+    others = confirmed.drop(index=best)
+    if len(p.objectives) == 1:
+        tied = _tied(confirmed, best)
+        text += f"; {'; '.join(tied)} cannot be told apart from it" if tied else ""
+    else:
+        trade = [s for s, v in zip(others["setting"], others["against the best"]) if v.startswith("a trade-off")]
+        text += f"; {'; '.join(trade)} trade one objective for the other" if trade else ""
+    return text + "."
+
+
 def _findings(p: Plan, settings, ests, best, confirmed, sensitivity, trials, seconds) -> list[str]:
     objectives = "; ".join(_objective_text(p, o, ests[best]) for o in p.objectives)
     lines = [f"Best setting: **{setting_text(settings[best])}**: {objectives} (confirmed on {p.confirm_games:,} "
              f"fresh games, 95% intervals)."]
     others = confirmed.drop(index=best)
     if len(p.objectives) == 1 and not others.empty:
-        tied = [s for s, v in zip(others["setting"], others["against the best"]) if "worse" not in v]
+        tied = _tied(confirmed, best)
         lines.append("Cannot be told apart from it on the fresh games: " + ("; ".join(tied) if tied else
                      f"none of the other {len(others)} confirmed settings") + ".")
     elif not others.empty:
