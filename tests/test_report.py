@@ -193,8 +193,31 @@ def test_the_length_cut_lets_every_series_reach_its_99th_percentile(tmp_path: Pa
         x, share = np.asarray(series["x"]), np.asarray(series["share"])
         assert share[x <= spec["cut"]][-1] >= 0.99, series["label"]
     finished = long["turns"][~long["capped"]]
-    assert spec["cut"] == pytest.approx(float(np.quantile(finished, 0.99)))
+    assert spec["cut"] == float(np.quantile(finished, 0.99, method="higher"))
+    # the cut is a length some game had, never an interpolated 64.01
+    assert spec["cut"] in set(finished.tolist()) and f"cut at {spec['cut']:.0f}," in spec["xlabel"]
     assert "every series has reached the 99th percentile" in spec["xlabel"]
+
+
+@pytest.mark.parametrize("fair", [[[0.25, 0.25], [0.25, 0.25]], [[0.5, 0.5], [0.25, 0.25]]])
+def test_a_heatmap_of_rates_against_a_fair_share_per_cell_is_titled_by_what_it_shows(tmp_path: Path, fair) -> None:
+    # a fair share per cell, equal (one player count) or not: the cells show points
+    # against it, and the title says so (it said "win rate" over cells of "-35.5")
+    import json
+    from sheepsim.report.plots import heatmap
+    rate = np.array([[0.10, 0.30], [0.40, 0.20]])
+    lo, hi = rate - 0.02, rate + 0.02
+    heatmap(rate, [2, 3], [1, 2], tmp_path / "h.png", "Game: the child's win rate", "start", "players",
+            centre=np.array(fair), lo=lo, hi=hi, value_label="the child's win rate")
+    spec = json.loads((tmp_path / "h.json").read_text())
+    assert spec["title"] == "Game: the child's win rate minus the fair share (points)"
+    assert spec["points"] and spec["relative"]
+    assert np.allclose(spec["shown"], rate - np.array(fair))
+    assert spec["text"][0][0] == f"{100 * (0.10 - fair[0][0]):+.0f}"
+    # one fair share for all (a scalar centre) keeps the rates themselves
+    heatmap(rate, [2, 3], [1, 2], tmp_path / "s.png", "Game: win rate", "y", "x", centre=0.25, lo=lo, hi=hi)
+    spec = json.loads((tmp_path / "s.json").read_text())
+    assert spec["title"] == "Game: win rate" and not spec["points"] and spec["text"][0][0] == "10%"
 
 
 def test_svg_output(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:

@@ -93,6 +93,24 @@ def test_losses_follow_the_goal():
     assert U.loss(U.Objective("length", "inside", (20, 25)), est, 4) == -0.75
 
 
+def test_the_change_column_measures_what_the_verdict_judges():
+    # a zero goal judges the edge's size: from -0.5 to +0.6 points the signed edge moves
+    # a clear +1.1, the size only +0.1; the column showed +1.1 beside "no detectable change"
+    from types import SimpleNamespace
+    rng = np.random.default_rng(1)
+    common = rng.normal(0, 0.5, 4000)          # the games both settings share
+    base = {"focal_edge": (0.245, common), "length": (30.0, common)}
+    moved = {"focal_edge": (0.256, common + rng.normal(0, 0.01, 4000)), "length": (31.0, common + 0.5)}
+    p = SimpleNamespace(players=4, objectives=[U.Objective("focal_edge", "zero")])
+    row = U._change_row(p, base, moved)
+    assert row["d_focal_edge"] == pytest.approx(0.001)
+    assert row["d_focal_edge_lo"] < 0 < row["d_focal_edge_hi"] and row["against the best"] == "no detectable change"
+    # the other goals: the value's own change, detectable here, and the verdict agrees
+    p = SimpleNamespace(players=4, objectives=[U.Objective("length", "minimize")])
+    row = U._change_row(p, base, moved)
+    assert row["d_length"] == pytest.approx(1.0) and row["d_length_lo"] > 0 and row["against the best"] == "worse"
+
+
 def test_pareto_fronts_and_rank_against_brute_force():
     rng = np.random.default_rng(4)
     for _ in range(50):

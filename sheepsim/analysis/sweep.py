@@ -245,6 +245,9 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
                                 f"cell whose 95% interval holds it. Boxed: each field's best-response set; star: "
                                 f"an equilibrium confirmed on fresh seeds. Each cell {p.games:,} games with the "
                                 f"focal player rotated over the seats.")
+            note = _diagonal_note(p, n, outcomes, lo, hi)
+            if note:
+                report.paragraph(note)
         report.table(br.assign(best_set=br["best_set"].map(lambda v: ", ".join(f"{x:g}" for x in v))),
                      headers={"field": "field" if p.field is not None else f"field {q}", "best": f"best {q}",
                               "best_rate": "its win rate",
@@ -271,6 +274,31 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
             report.findings([line])
     report.findings(_degenerate_text(p, weak))
     return report.write(reports / f"{name}.md")
+
+
+def _diagonal_note(p: Plan, n: int, outcomes: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> str:
+    """Why a self-play cell (focal x = field y) is not at the fair 1/P, in words. Every seat
+    plays the same there and seats rotate, so the focal player wins 1/P of the games some
+    seat wins alone; a win rate counts every game, so the games with no sole winner (a
+    shared win, a game stopped by the turn cap) pull it below 1/P. Each cell whose interval
+    lies below 1/P is named with that share and the rate it implies; "" when there are none."""
+    q = p.param
+    cells = []
+    for i, x in enumerate(p.values):
+        if x not in p.field_values:
+            continue
+        j = p.field_values.index(x)
+        if hi[i, j] >= 1 / n:           # at the fair share (above it only by chance)
+            continue
+        none = float((outcomes[i, j] == -1).mean())
+        cells.append(f"{q} = {x:g}: {(outcomes[i, j] == 1).mean():.1%}, with no sole winner in {none:.1%} of "
+                     f"the games, so (1 - {none:.1%}) / {n} = {(1 - none) / n:.1%} expected")
+    if not cells:
+        return ""
+    return (f"Self-play cells (focal {q} = field {q}) below the fair {1 / n:.1%}: every seat plays the same and "
+            f"seats rotate, so the focal player wins 1/{n} of the games some seat wins alone, and the win rate "
+            f"counts the games without a sole winner (shared wins, games stopped by the turn cap) as not won. "
+            + "; ".join(cells) + ".")
 
 
 def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, threads, figures: Path, n: int,

@@ -64,6 +64,14 @@ def _save(fig: Figure, path: str | os.PathLike[str], spec: dict | None = None) -
     return write_atomic(target, image)
 
 
+def remove(path: str | os.PathLike[str]) -> None:
+    """Remove a figure (image and data spec) that this run does not draw: one left from
+    an earlier run would sit in the report's folder, unlinked and out of date."""
+    target = Path(path)
+    target.unlink(missing_ok=True)
+    saved.figure_spec_path(target).unlink(missing_ok=True)
+
+
 def _column(values) -> list:
     """A sequence of numbers (or labels) as a JSON-ready list."""
     return saved.jsonable(np.asarray(values).tolist() if isinstance(values, (np.ndarray, pd.Series)) else
@@ -163,10 +171,11 @@ def _tall(labels: list[str]) -> float:
 
 def _cut(df: pd.DataFrame) -> float:
     """The 99th percentile of a series' finished games: with 4% of games at a cap of
-    500 turns the 99th percentile of all games would be the cap itself."""
+    500 turns the 99th percentile of all games would be the cap itself. It is a length
+    some game had (method "higher"): an interpolated 64.01 turns reads as a misprint."""
     turns, capped = df["turns"].to_numpy(), df["capped"].to_numpy(bool)
     finished = turns[~capped] if (~capped).any() else turns
-    return float(np.quantile(finished, 0.99)) if finished.size else 1.0
+    return float(np.quantile(finished, 0.99, method="higher")) if finished.size else 1.0
 
 
 def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str,
@@ -285,9 +294,9 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     cells and the colour bar always show the same quantity.
 
     With `centre` (the fair share, or 0 for an edge) the scale diverges around it: a
-    single centre keeps the values themselves; a centre that differs by cell (the fair
-    1/P by player count) shows value minus centre, in percentage points, in the cells
-    and on the bar alike. With lo/hi (the 95% interval per cell) the cell text has the
+    single centre keeps the values themselves; a centre given per cell (a matrix: the
+    fair 1/P by player count) shows value minus centre, in percentage points, in the
+    cells and on the bar alike, and the title says so. With lo/hi (the 95% interval per cell) the cell text has the
     decimals of the interval and, with a centre, a cell whose interval holds the centre
     is drawn neutral and the scale reaches at least the largest half-width, so noise is
     never painted as a strong colour. `outline` boxes cells
@@ -309,12 +318,15 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     shown, bar_format, digits_hw = values, (PercentFormatter(1.0) if percent else None), None
     if lo is not None and hi is not None:
         digits_hw = (np.asarray(hi, float) - np.asarray(lo, float)) / 2
-    relative = centre is not None and np.ndim(centre) > 0 and np.ptp(np.asarray(centre, float)) > 0
-    # an edge (centre 0) and a rate minus a varying fair share read in percentage points
+    # a centre per cell (the fair 1/P of each cell, even when all are equal): the cells show
+    # value minus centre, so that every such map reads alike whether P varies or not
+    relative = centre is not None and np.ndim(centre) > 0
+    # an edge (centre 0) and a rate minus a fair share read in percentage points
     in_points = percent and (relative or (centre is not None and float(np.nanmax(np.abs(centre))) == 0))
     if relative:
         shown = values - np.asarray(centre, float)
-        value_label = "minus the fair share (points)"       # the title names the quantity
+        value_label = "minus the fair share (points)"
+        title = f"{title} minus the fair share" + (" (points)" if in_points else "")   # titled by what it shows
     if centre is not None:
         c = 0.0 if relative else float(np.nanmean(centre))
         shade = shown.copy()

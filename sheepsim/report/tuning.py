@@ -113,13 +113,16 @@ def _caption(p: Plan) -> str:
 
 def _formats(p: Plan, names: list[str]) -> dict[str, Any]:
     """The report tables' number formats: edges and their changes in signed points,
-    shares in percent (their changes in points); headers by the metrics' labels."""
+    shares in percent (their changes in points); headers by the metrics' labels, a
+    `zero` goal's change as the change in the size it judges (tune._change_row)."""
     labels = {m: label_of(m) for m in names}
     kinds = {m: kind_of(m) for m in names}
+    sizes = {o.measure for o in p.objectives if o.goal == "zero"}
     return {"points": [m for m in names if kinds[m] == "points"]
             + [f"d_{m}" for m in names if kinds[m] in ("points", "share")],
             "percent": [m for m in names if kinds[m] == "share"],
-            "headers": {**labels, **{f"d_{m}": f"change in {label}" for m, label in labels.items()}}}
+            "headers": {**labels, **{f"d_{m}": f"change in |{label}|" if m in sizes else f"change in {label}"
+                                     for m, label in labels.items()}}}
 
 
 def _knob_text(k: Knob) -> str:
