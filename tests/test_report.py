@@ -220,6 +220,31 @@ def test_a_heatmap_of_rates_against_a_fair_share_per_cell_is_titled_by_what_it_s
     assert spec["title"] == "Game: win rate" and not spec["points"] and spec["text"][0][0] == "10%"
 
 
+def test_the_pareto_figure_spans_the_useful_settings_and_draws_the_others_at_its_edge(tmp_path: Path) -> None:
+    # hiboufou-tune-deck: a deck of balance 0 with a perfect length score sat on the front
+    # and squeezed the useful decks (balance 0.9-1) into the right-hand edge
+    import json
+    from sheepsim.report.plots import pareto_plot
+    balance = np.array([0.0, 0.34, 0.90, 0.94, 0.96, 0.99, 0.998, 0.991])
+    score = np.array([1.0, 1.0, 0.65, 0.97, 1.0, 0.98, 0.12, 0.0])
+    front = np.array([True, False, False, False, True, True, True, False])
+    confirmed = [(0.943, 0.934, 0.950, 0.999, 0.998, 0.999, "best deck (best)"),
+                 (0.323, 0.317, 0.329, 1.0, 1.0, 1.0, "a lopsided deck")]
+    pareto_plot(balance, score, front, confirmed, tmp_path / "p.png", "Decks", "balance, higher is better",
+                "score, higher is better", better=("higher", "higher"), best=0)
+    spec = json.loads((tmp_path / "p.json").read_text())
+    (x0, x1), (y0, y1) = spec["view"]["x"], spec["view"]["y"]
+    assert spec["beyond"] == [True, True, False, False, False, False, True, True]
+    inside = ~np.array(spec["beyond"])
+    assert ((x0 < balance) & (balance < x1) & (y0 < score) & (score < y1))[inside].all()
+    assert x0 > 0.8 and y0 > 0.6 and x0 < 0.943 < x1            # the useful decks fill the axes; the best in view
+    # lower is better: the half kept is the low one
+    gap = [(1 - c[0], 1 - c[2], 1 - c[1], *c[3:]) for c in confirmed]
+    pareto_plot(1 - balance, score, front, gap, tmp_path / "q.png", "Decks", "gap, lower is better",
+                "score, higher is better", better=("lower", "higher"))
+    assert json.loads((tmp_path / "q.json").read_text())["beyond"] == spec["beyond"]
+
+
 def test_svg_output(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:
     path = length_plot(runs, tmp_path / "length.svg", "Length")
     assert path.read_text().lstrip().startswith("<?xml")

@@ -127,10 +127,15 @@ def test_a_self_play_cell_below_the_fair_share_is_explained_by_its_games_without
     outcomes[0, 1, : games // 10] = 1
     outcomes[1, 0] = 1
     lo, hi = wilson_interval((outcomes == 1).sum(axis=2), games)
-    p = SimpleNamespace(param="k", values=[1.0, 2.0], field_values=[1.0, 2.0])
+    p = SimpleNamespace(param="k", values=[1.0, 2.0], field_values=[1.0, 2.0], games=games)
     note = _diagonal_note(p, 3, outcomes, lo, hi)
     assert "k = 1: 0.0%, with no sole winner in 100.0% of the games, so (1 - 100.0%) / 3 = 0.0% expected" in note
     assert "k = 2" not in note and "below the fair 33.3%" in note
+    outcomes[0, 0] = 0
+    outcomes[0, 0, : games // 4] = 1                      # below with every game won alone: chance
+    lo, hi = wilson_interval((outcomes == 1).sum(axis=2), games)
+    note = _diagonal_note(p, 3, outcomes, lo, hi)
+    assert "k = 1: 25.0% (0.0% without a sole winner), below by chance" in note and "expected" not in note
     outcomes[0, 0, : games // 3] = 1                      # fair on the diagonal: nothing to explain
     lo, hi = wilson_interval((outcomes == 1).sum(axis=2), games)
     assert _diagonal_note(p, 3, outcomes, lo, hi) == ""

@@ -313,8 +313,9 @@ def pareto(spec: Mapping[str, Any]) -> go.Figure:
                               f"{spec.get('xlabel')}: {number(c['x'], c['x_lo'], c['x_hi'])}",
                               f"{spec.get('ylabel')}: {number(c['y'], c['y_lo'], c['y_hi'])}")],
             hovertemplate="%{hovertext}<extra></extra>"))
-    return go.Figure(data=data, layout=_layout(spec, 500, xaxis=dict(title=spec.get("xlabel")),
-                                               yaxis=dict(title=spec.get("ylabel")),
+    view = spec.get("view") or {}        # the image's axes (the useful settings); zoom out for the rest
+    return go.Figure(data=data, layout=_layout(spec, 500, xaxis=dict(title=spec.get("xlabel"), range=view.get("x")),
+                                               yaxis=dict(title=spec.get("ylabel"), range=view.get("y")),
                                                legend=dict(orientation="h", y=-0.25)))
 
 

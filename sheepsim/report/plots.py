@@ -585,22 +585,67 @@ def history_plot(trial: np.ndarray, value: np.ndarray, games: np.ndarray, best: 
                              "best": {"value": v, "lo": lo, "hi": hi}})
 
 
+def _view(values: np.ndarray, keep: np.ndarray) -> tuple[float, float]:
+    """An axis's limits around the values `keep` marks, padded by 8% of their span."""
+    inside = values[keep]
+    lo, hi = float(inside.min()), float(inside.max())
+    pad = 0.08 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1e-9)
+    return lo - pad, hi + pad
+
+
 def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequence[tuple],
-                path: str | os.PathLike[str], title: str, xlabel: str, ylabel: str) -> Path:
+                path: str | os.PathLike[str], title: str, xlabel: str, ylabel: str,
+                better: tuple[str, str] = ("higher", "higher"), best: int = 0) -> Path:
     """Two objectives: every setting raced to the end (grey), the Pareto front (`front`,
     joined in order of x) and the confirmed settings (x, x_lo, x_hi, y, y_lo, y_hi, label)
-    with their 95% intervals; the labels say which way is better.
+    with their 95% intervals; the labels say which way is better (`better`: "higher" or
+    "lower" per axis).
+
+    The axes span the useful settings: those in the better half of the raced settings'
+    range on both objectives, and the confirmed `best`. A setting beyond them (a deck
+    with a balance of 0 that scores 1 on length sits on the front, yet no one would
+    choose it) is drawn hollow at the axes' edge, so the rest are not squeezed into a
+    corner; the legend says how many.
 
     Spec (kind "pareto"): xlabel, ylabel, x, y, front (lists, one entry per setting
-    raced to the end), confirmed [{label, x, x_lo, x_hi, y, y_lo, y_hi}]."""
+    raced to the end), confirmed [{label, x, x_lo, x_hi, y, y_lo, y_hi}], view {x, y}
+    (the axes' limits), beyond (per setting raced to the end: drawn at the edge)."""
     fig, (ax,) = _figure(4.4)
-    ax.plot(x[~front], y[~front], "o", color="0.7", markersize=4, linestyle="none", label="raced to the end")
-    order = np.argsort(x[front])
-    ax.plot(x[front][order], y[front][order], color="0.3", linewidth=1)
-    ax.plot(x[front], y[front], "o", color="0.3", markersize=4, linestyle="none", label="Pareto front")
-    for (cx, xlo, xhi, cy, ylo, yhi, label), c in zip(confirmed, colours(len(confirmed))):
-        ax.errorbar([cx], [cy], xerr=[[cx - xlo], [xhi - cx]], yerr=[[cy - ylo], [yhi - cy]], color=c,
-                    label=label, **MARKER)
+    cx = np.array([c[0] for c in confirmed], float)
+    cy = np.array([c[3] for c in confirmed], float)
+    every_x, every_y = np.concatenate([x, cx]), np.concatenate([y, cy])
+    useful = np.ones(len(every_x), bool)
+    if len(x) >= 3:             # the better half of the raced settings' range on each objective
+        for v, every, way in ((x, every_x, better[0]), (y, every_y, better[1])):
+            mid = (v.min() + v.max()) / 2
+            useful &= (every >= mid) if way == "higher" else (every <= mid)
+    if len(confirmed):
+        useful[len(x) + best] = True              # the best setting is always in view
+    if useful.sum() < 2:
+        useful[:] = True
+    xlim, ylim = _view(every_x, useful), _view(every_y, useful)
+    beyond = ~((every_x >= xlim[0]) & (every_x <= xlim[1]) & (every_y >= ylim[0]) & (every_y <= ylim[1]))
+    # beyond the axes: drawn on the frame, where the setting lies off it
+    px, py = np.clip(every_x, *xlim), np.clip(every_y, *ylim)
+    rx, ry, rb = px[:len(x)], py[:len(x)], beyond[:len(x)]
+    grey = ~front & ~rb
+    ax.plot(rx[grey], ry[grey], "o", color="0.7", markersize=4, linestyle="none", label="raced to the end")
+    on = front & ~rb                 # the front's line joins the settings in view only
+    order = np.argsort(x[on])
+    ax.plot(rx[on][order], ry[on][order], color="0.3", linewidth=1)
+    ax.plot(rx[on], ry[on], "o", color="0.3", markersize=4, linestyle="none", label="Pareto front")
+    if beyond.any():
+        ax.plot(rx[rb], ry[rb], "o", markerfacecolor="none", color="0.3", markersize=5, linestyle="none",
+                clip_on=False, label=f"beyond the axes, drawn at their edge ({int(beyond.sum())})")
+    for k, ((cxv, xlo, xhi, cyv, ylo, yhi, label), c) in enumerate(zip(confirmed, colours(len(confirmed)))):
+        if beyond[len(x) + k]:
+            ax.plot([px[len(x) + k]], [py[len(x) + k]], "o", markerfacecolor="none", color=c, markersize=6,
+                    clip_on=False, label=f"{label}, beyond the axes")
+        else:
+            ax.errorbar([cxv], [cyv], xerr=[[cxv - xlo], [xhi - cxv]], yerr=[[cyv - ylo], [yhi - cyv]], color=c,
+                        label=label, **MARKER)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(_title(title), fontsize=10)
@@ -609,4 +654,5 @@ def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequ
     keys = ("x", "x_lo", "x_hi", "y", "y_lo", "y_hi", "label")
     return _save(fig, path, {"kind": "pareto", "title": title, "xlabel": xlabel, "ylabel": ylabel, "x": _column(x),
                              "y": _column(y), "front": _column(front),
-                             "confirmed": [dict(zip(keys, c)) for c in confirmed]})
+                             "confirmed": [dict(zip(keys, c)) for c in confirmed],
+                             "view": {"x": list(xlim), "y": list(ylim)}, "beyond": _column(beyond[:len(x)])})
