@@ -406,13 +406,15 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
 
 
 def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: str, xlabel: str,
-               n: Mapping[str, Sequence[int] | int] | None = None) -> Path:
+               n: Mapping[str, Sequence[int] | int] | None = None, edge: str = "") -> Path:
     """{label: (x, rate, lo, hi, fair)}: one line with interval whiskers and ribbon per
     label; the fair share dashed in the same colour, or once in grey when every label
     has the same one. `n` ({label: games per point, or one number}) goes into the spec.
+    With `edge` (the y axis's label) the values are edges (a rate minus its fair share,
+    fair 0), drawn in signed percentage points with the dashed line at no edge.
 
-    Spec (kind "lines"): xlabel, ylabel, percent, series [{label, x, y, lo, hi, n,
-    fair}] (x numbers, or labels for named settings)."""
+    Spec (kind "lines"): xlabel, ylabel, percent, points (edges in points), series
+    [{label, x, y, lo, hi, n, fair}] (x numbers, or labels for named settings)."""
     series = []
     fig, (ax,) = _figure(3.6)
     fairs = {round(float(v[4]), 12) for v in lines.values()}
@@ -421,7 +423,12 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
         series.append({"label": label, "x": _column(x), "y": _column(rate), "lo": _column(lo), "hi": _column(hi),
                        "n": None if count is None else _column(count), "fair": float(fair)})
         if not all(isinstance(v, (int, float)) for v in x):      # named settings: even spacing
-            ax.set_xticks(range(len(x)), [str(v) for v in x])
+            names = [str(v) for v in x]
+            ax.set_xticks(range(len(x)), names)
+            if sum(map(len, names)) > 40:                        # long names (policy SPECs) would overlap
+                ax.tick_params(axis="x", labelrotation=20, labelsize="small")
+                for text in ax.get_xticklabels():
+                    text.set_horizontalalignment("right")
             x = list(range(len(x)))
         elif all(float(v).is_integer() for v in x):              # counts: a tick per setting
             ax.set_xticks(x)
@@ -431,14 +438,18 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
         if len(fairs) > 1:
             ax.axhline(fair, color=colour, linestyle="--", linewidth=0.8)
     if len(fairs) == 1:
-        ax.axhline(fairs.pop(), color="grey", linestyle="--", linewidth=0.8, label="fair share")
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.axhline(fairs.pop(), color="grey", linestyle="--", linewidth=0.8,
+                   label="no edge" if edge else "fair share")
+    if edge:
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _points(v, 1)))
+    else:
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("win rate")
+    ax.set_ylabel(edge or "win rate", fontsize="small" if edge else None)
     ax.set_title(_title(title), fontsize="small")
     ax.legend(fontsize="small")
-    return _save(fig, path, {"kind": "lines", "title": title, "xlabel": xlabel, "ylabel": "win rate",
-                             "percent": True, "series": series})
+    return _save(fig, path, {"kind": "lines", "title": title, "xlabel": xlabel, "ylabel": edge or "win rate",
+                             "percent": True, "points": bool(edge), "series": series})
 
 
 def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray, best: np.ndarray,
