@@ -67,6 +67,13 @@ def test_table_header_and_interval_cells() -> None:
     assert lines[2] == "| 0 | 2 | 50.0% [15.0, 85.0] | 50.0% | 3.14 |"
 
 
+def test_a_pipe_in_a_header_or_cell_is_escaped_not_a_new_column() -> None:
+    text = table_to_markdown(pd.DataFrame({"d": [0.5], "x": ["a|b"]}), headers={"d": "change in |edge|"})
+    head, rule, row = text.splitlines()
+    assert head == "| change in \\|edge\\| | x |" and row.endswith("| a\\|b |")
+    assert rule.count("|") - 1 == 2
+
+
 def test_table_non_rate_interval_strings_and_missing() -> None:
     df = pd.DataFrame(
         {"policy": ["a|b"], "median": [35.0], "median_lo": [30.0], "median_hi": [41.5],

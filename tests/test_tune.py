@@ -215,6 +215,18 @@ def test_two_objectives_draw_the_pareto_front(tmp_path):
     report = definition.run_file(_file(tmp_path, text), tmp_path / "out", progress=False).read_text()
     assert "pareto.png" in report and "NSGA-II" in report and "target-length score" in report
     assert (tmp_path / "out/t/pareto.png").stat().st_size > 10_000
+    # "best" for two objectives in words, and the settings tried sorted by the same score
+    findings = report.split("## Findings")[1].split("\n## ")[0]
+    assert "best: the least sum of the two objectives, each scaled from 0 at the best to 1" in findings
+    trials = pd.read_parquet(tmp_path / "out/t/trials.parquet")
+    told = trials[trials[["loss_0", "loss_1"]].notna().all(axis=1)]
+    told = told.assign(score=racing.knee_scores(told[["loss_0", "loss_1"]].to_numpy()))
+    first = told[told["games"] == told["games"].max()].sort_values(["score", "trial"]).iloc[0]
+    table = report.split("## Every setting tried")[1]
+    assert "best first (best: the least sum" in table
+    assert table.split("|---")[1].split("\n")[1].startswith(f"| {int(first['trial'])} |")
+    spec = json.loads((tmp_path / "out/t/pareto.json").read_text())
+    assert len(spec["beyond"]) == len(spec["x"]) and set(spec["view"]) == {"x", "y"}
 
 
 # ---------------------------------------------------------------- bad input

@@ -645,9 +645,9 @@ def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequ
     order = np.argsort(x[on])
     ax.plot(rx[on][order], ry[on][order], color="0.3", linewidth=1)
     ax.plot(rx[on], ry[on], "o", color="0.3", markersize=4, linestyle="none", label="Pareto front")
-    if beyond.any():
+    if rb.any():
         ax.plot(rx[rb], ry[rb], "o", markerfacecolor="none", color="0.3", markersize=5, linestyle="none",
-                clip_on=False, label=f"beyond the axes, drawn at their edge ({int(beyond.sum())})")
+                clip_on=False, label=f"beyond the axes, drawn at their edge ({int(rb.sum())})")
     for k, ((cxv, xlo, xhi, cyv, ylo, yhi, label), c) in enumerate(zip(confirmed, colours(len(confirmed)))):
         if beyond[len(x) + k]:
             ax.plot([px[len(x) + k]], [py[len(x) + k]], "o", markerfacecolor="none", color=c, markersize=6,
