@@ -171,7 +171,7 @@ def _edge_by_policy(cells: list[Cell], edges: pd.DataFrame, policies: list[str],
         counts[f"{players} players"] = rows["decided"].to_numpy()
     return plots.lines_plot(lines, figures / "seat0-edge.png", f"{title}: seat 0's edge by policy",
                             "policy (every seat)", n=counts,
-                            edge="seat 0's edge over 1/P (points; decided games, 95% Wilson)")
+                            edge="seat 0's edge over 1/P (points)")
 
 
 def replays(game, cell: Cell, df: pd.DataFrame, spec: dict[str, Any], unit: str) -> list[dict[str, Any]]:

@@ -440,8 +440,9 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
     if len(fairs) == 1:
         ax.axhline(fairs.pop(), color="grey", linestyle="--", linewidth=0.8,
                    label="no edge" if edge else "fair share")
-    if edge:
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _points(v, 1)))
+    if edge:        # whole points unless the axis spans only a few ("+40.0" was noise)
+        digits = 0 if np.ptp(ax.get_ylim()) >= 0.05 else 1
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _points(v, digits)))
     else:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(xlabel)
