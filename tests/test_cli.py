@@ -281,12 +281,22 @@ def test_bad_analysis_files(tmp_path):
 def test_run_small_analysis_writes_report(tmp_path):
     toml = ('name = "tiny"\nkind = "seat_advantage"\ngame = "battlesheep"\nseed = 4\nplayers = [2, 3]\n'
             'policies = ["random", "greedy"]\ngames = 200\n')
+    (tmp_path / "rep" / "tiny").mkdir(parents=True)
+    (tmp_path / "rep" / "tiny" / "seats.png").write_text("an earlier run's figure")
     result = run("run", write(tmp_path, toml, "tiny.toml"), "--reports", str(tmp_path / "rep"), "-q")
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "tiny.md").read_text()
-    assert "](tiny/seats.png)" in text and "## Seat advantage" in text and "2p random" in text and "3p greedy" in text and "## Provenance" in text
-    for fig in ("seats.png", "length.png", "scores.png", "margins.png"):
+    assert "](tiny/seat0-edge.png)" in text and "## Seat advantage" in text and "2p random" in text and "3p greedy" in text and "## Provenance" in text
+    for fig in ("seat0-edge.png", "length.png", "scores.png", "margins.png"):
         assert (tmp_path / "rep" / "tiny" / fig).stat().st_size > 1000
+    # several policies: seat 0's edge by policy, a line per player count, instead of a
+    # whisker group per cell (15 cells made it 2,160 px tall); the per-seat shares stay in a table
+    assert not (tmp_path / "rep" / "tiny" / "seats.png").exists()
+    spec = json.loads((tmp_path / "rep" / "tiny" / "seat0-edge.json").read_text())
+    assert [s["label"] for s in spec["series"]] == ["2 players", "3 players"] and spec["points"]
+    assert all(s["x"] == ["random", "greedy"] and s["fair"] == 0 for s in spec["series"])
+    edge = [line for line in text.splitlines() if line.startswith("| 3p greedy |")][0].split("|")[4]
+    assert abs(100 * spec["series"][1]["y"][1] - float(edge.split()[0])) <= 0.05 + 1e-9     # the table's number
 
 
 PLUGIN = '''

@@ -60,11 +60,21 @@ def test_small_grid_report(tmp_path):
                     'policy = "adult"\ngames = 2000\nmetrics = ["focal_win_rate", "mean:turns", "mean:capped"]\n'
                     'rows = { name = "players", players = [2, 3] }\n'
                     'cols = { name = "child start", focal_option = "start_tokens", values = [2, 4], others = 2 }\n')
+    # a figure of an earlier run that this one does not draw must not stay behind
+    (tmp_path / "rep" / "g").mkdir(parents=True)
+    for stale in ("mean-capped.png", "mean-capped.json"):
+        (tmp_path / "rep" / "g" / stale).write_text("from an earlier run")
     result = run("run", str(toml), "--reports", str(tmp_path / "rep"), "-q")
     assert result.exit_code == 0, result.output
+    assert not (tmp_path / "rep" / "g" / "mean-capped.json").exists()
     text = (tmp_path / "rep" / "g.md").read_text()
     assert "Closest to fair" in text and "the focal player's win rate" in text and "mean flips per game" in text
     assert "mean:turns" not in text and "focal_win_rate" not in text          # readable column names
+    import json
+    heat = json.loads((tmp_path / "rep" / "g" / "focal-win-rate.json").read_text())
+    # the cells show points against the fair 1/P, and the title says so
+    assert heat["title"].endswith("win rate minus the fair share (points)") and heat["points"]
+    assert "minus the fair 1/P, in percentage points," in text
     for name in ("focal-win-rate.png", "mean-turns.png", "focal-win-rate-lines.png"):
         assert (tmp_path / "rep" / "g" / name).stat().st_size > 1000
     # no game hits the cap: a sentence instead of an all-zero figure

@@ -67,6 +67,13 @@ def test_table_header_and_interval_cells() -> None:
     assert lines[2] == "| 0 | 2 | 50.0% [15.0, 85.0] | 50.0% | 3.14 |"
 
 
+def test_a_pipe_in_a_header_or_cell_is_escaped_not_a_new_column() -> None:
+    text = table_to_markdown(pd.DataFrame({"d": [0.5], "x": ["a|b"]}), headers={"d": "change in |edge|"})
+    head, rule, row = text.splitlines()
+    assert head == "| change in \\|edge\\| | x |" and row.endswith("| a\\|b |")
+    assert rule.count("|") - 1 == 2
+
+
 def test_table_non_rate_interval_strings_and_missing() -> None:
     df = pd.DataFrame(
         {"policy": ["a|b"], "median": [35.0], "median_lo": [30.0], "median_hi": [41.5],
@@ -193,8 +200,56 @@ def test_the_length_cut_lets_every_series_reach_its_99th_percentile(tmp_path: Pa
         x, share = np.asarray(series["x"]), np.asarray(series["share"])
         assert share[x <= spec["cut"]][-1] >= 0.99, series["label"]
     finished = long["turns"][~long["capped"]]
-    assert spec["cut"] == pytest.approx(float(np.quantile(finished, 0.99)))
+    assert spec["cut"] == float(np.quantile(finished, 0.99, method="higher"))
+    # the cut is a length some game had, never an interpolated 64.01
+    assert spec["cut"] in set(finished.tolist()) and f"cut at {spec['cut']:.0f}," in spec["xlabel"]
     assert "every series has reached the 99th percentile" in spec["xlabel"]
+
+
+@pytest.mark.parametrize("fair", [[[0.25, 0.25], [0.25, 0.25]], [[0.5, 0.5], [0.25, 0.25]]])
+def test_a_heatmap_of_rates_against_a_fair_share_per_cell_is_titled_by_what_it_shows(tmp_path: Path, fair) -> None:
+    # a fair share per cell, equal (one player count) or not: the cells show points
+    # against it, and the title says so (it said "win rate" over cells of "-35.5")
+    import json
+    from sheepsim.report.plots import heatmap
+    rate = np.array([[0.10, 0.30], [0.40, 0.20]])
+    lo, hi = rate - 0.02, rate + 0.02
+    heatmap(rate, [2, 3], [1, 2], tmp_path / "h.png", "Game: the child's win rate", "start", "players",
+            centre=np.array(fair), lo=lo, hi=hi, value_label="the child's win rate")
+    spec = json.loads((tmp_path / "h.json").read_text())
+    assert spec["title"] == "Game: the child's win rate minus the fair share (points)"
+    assert spec["points"] and spec["relative"]
+    assert np.allclose(spec["shown"], rate - np.array(fair))
+    assert spec["text"][0][0] == f"{100 * (0.10 - fair[0][0]):+.0f}"
+    # one fair share for all (a scalar centre) keeps the rates themselves
+    heatmap(rate, [2, 3], [1, 2], tmp_path / "s.png", "Game: win rate", "y", "x", centre=0.25, lo=lo, hi=hi)
+    spec = json.loads((tmp_path / "s.json").read_text())
+    assert spec["title"] == "Game: win rate" and not spec["points"] and spec["text"][0][0] == "10%"
+
+
+def test_the_pareto_figure_spans_the_useful_settings_and_draws_the_others_at_its_edge(tmp_path: Path) -> None:
+    # hiboufou-tune-deck: a deck of balance 0 with a perfect length score sat on the front
+    # and squeezed the useful decks (balance 0.9-1) into the right-hand edge
+    import json
+    from sheepsim.report.plots import pareto_plot
+    balance = np.array([0.0, 0.34, 0.90, 0.94, 0.96, 0.99, 0.998, 0.991])
+    score = np.array([1.0, 1.0, 0.65, 0.97, 1.0, 0.98, 0.12, 0.0])
+    front = np.array([True, False, False, False, True, True, True, False])
+    confirmed = [(0.943, 0.934, 0.950, 0.999, 0.998, 0.999, "best deck (best)"),
+                 (0.323, 0.317, 0.329, 1.0, 1.0, 1.0, "a lopsided deck")]
+    pareto_plot(balance, score, front, confirmed, tmp_path / "p.png", "Decks", "balance, higher is better",
+                "score, higher is better", better=("higher", "higher"), best=0)
+    spec = json.loads((tmp_path / "p.json").read_text())
+    (x0, x1), (y0, y1) = spec["view"]["x"], spec["view"]["y"]
+    assert spec["beyond"] == [True, True, False, False, False, False, True, True]
+    inside = ~np.array(spec["beyond"])
+    assert ((x0 < balance) & (balance < x1) & (y0 < score) & (score < y1))[inside].all()
+    assert x0 > 0.8 and y0 > 0.6 and x0 < 0.943 < x1            # the useful decks fill the axes; the best in view
+    # lower is better: the half kept is the low one
+    gap = [(1 - c[0], 1 - c[2], 1 - c[1], *c[3:]) for c in confirmed]
+    pareto_plot(1 - balance, score, front, gap, tmp_path / "q.png", "Decks", "gap, lower is better",
+                "score, higher is better", better=("lower", "higher"))
+    assert json.loads((tmp_path / "q.json").read_text())["beyond"] == spec["beyond"]
 
 
 def test_svg_output(tmp_path: Path, runs: dict[str, pd.DataFrame]) -> None:

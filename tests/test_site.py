@@ -80,7 +80,7 @@ def test_sidecars_and_specs_are_written(reports: Path) -> None:
                 assert len(section["rows"]) == len(section["cells"])
                 assert all(len(cells) == len(section["columns"]) for cells in section["cells"])
         assert data["provenance"]["game"] in ("bobbysitter", "pig")
-    for figure in ("grid/focal-win-rate", "grid/focal-win-rate-lines", "seats/seats", "seats/length"):
+    for figure in ("grid/focal-win-rate", "grid/focal-win-rate-lines", "seats/seat0-edge", "seats/length"):
         assert saved.read_figure_spec(reports / f"{figure}.png") is not None, figure
 
 
@@ -189,7 +189,7 @@ def test_a_report_without_sidecar_renders_from_its_markdown(reports: Path, tmp_p
     assert "class=\"figure figure-interactive\"" not in page and "plotly.min.js" not in page
     assert page.index('id="findings"') < page.index("<table")
     assert page.count('<table class="sortable">') == len(md_tables((old / "seats.md").read_text()))
-    for src in ("seats/seats.png", "seats/length.png"):
+    for src in ("seats/seat0-edge.png", "seats/length.png"):
         assert f'src="{src}"' in page and (out / src).is_file()
     assert "Edited by hand." in (out / "grid.html").read_text()
     assert not (out / "assets").exists()          # no interactive figure: no plotly either

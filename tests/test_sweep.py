@@ -124,3 +124,28 @@ def test_sweep_field_is_one_spec_and_not_a_swept_field(tmp_path):
         result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep")])
         assert result.exit_code == 2 and needle in result.output and "Traceback" not in result.output, result.output
         assert not (tmp_path / "rep").exists()
+
+
+def test_a_self_play_cell_below_the_fair_share_is_explained_by_its_games_without_a_sole_winner():
+    from types import SimpleNamespace
+    from sheepsim.analysis.stats import wilson_interval
+    from sheepsim.analysis.sweep import _diagonal_note
+    games = 3000
+    outcomes = np.zeros((2, 2, games), dtype=np.int8)
+    outcomes[0, 0] = -1                                   # k = 1 against itself: never a sole winner
+    outcomes[1, 1, : games // 3] = 1                      # k = 2 against itself: fair, 1/3
+    outcomes[0, 1, : games // 10] = 1
+    outcomes[1, 0] = 1
+    lo, hi = wilson_interval((outcomes == 1).sum(axis=2), games)
+    p = SimpleNamespace(param="k", values=[1.0, 2.0], field_values=[1.0, 2.0], games=games)
+    note = _diagonal_note(p, 3, outcomes, lo, hi)
+    assert "k = 1: 0.0%, with no sole winner in 100.0% of the games, so (1 - 100.0%) / 3 = 0.0% expected" in note
+    assert "k = 2" not in note and "below the fair 33.3%" in note
+    outcomes[0, 0] = 0
+    outcomes[0, 0, : games // 4] = 1                      # below with every game won alone: chance
+    lo, hi = wilson_interval((outcomes == 1).sum(axis=2), games)
+    note = _diagonal_note(p, 3, outcomes, lo, hi)
+    assert "k = 1: 25.0% (0.0% without a sole winner), below by chance" in note and "expected" not in note
+    outcomes[0, 0, : games // 3] = 1                      # fair on the diagonal: nothing to explain
+    lo, hi = wilson_interval((outcomes == 1).sum(axis=2), games)
+    assert _diagonal_note(p, 3, outcomes, lo, hi) == ""

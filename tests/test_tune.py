@@ -93,6 +93,24 @@ def test_losses_follow_the_goal():
     assert U.loss(U.Objective("length", "inside", (20, 25)), est, 4) == -0.75
 
 
+def test_the_change_column_measures_what_the_verdict_judges():
+    # a zero goal judges the edge's size: from -0.5 to +0.6 points the signed edge moves
+    # a clear +1.1, the size only +0.1; the column showed +1.1 beside "no detectable change"
+    from types import SimpleNamespace
+    rng = np.random.default_rng(1)
+    common = rng.normal(0, 0.5, 4000)          # the games both settings share
+    base = {"focal_edge": (0.245, common), "length": (30.0, common)}
+    moved = {"focal_edge": (0.256, common + rng.normal(0, 0.01, 4000)), "length": (31.0, common + 0.5)}
+    p = SimpleNamespace(players=4, objectives=[U.Objective("focal_edge", "zero")])
+    row = U._change_row(p, base, moved)
+    assert row["d_focal_edge"] == pytest.approx(0.001)
+    assert row["d_focal_edge_lo"] < 0 < row["d_focal_edge_hi"] and row["against the best"] == "no detectable change"
+    # the other goals: the value's own change, detectable here, and the verdict agrees
+    p = SimpleNamespace(players=4, objectives=[U.Objective("length", "minimize")])
+    row = U._change_row(p, base, moved)
+    assert row["d_length"] == pytest.approx(1.0) and row["d_length_lo"] > 0 and row["against the best"] == "worse"
+
+
 def test_pareto_fronts_and_rank_against_brute_force():
     rng = np.random.default_rng(4)
     for _ in range(50):
@@ -199,6 +217,19 @@ def test_two_objectives_draw_the_pareto_front(tmp_path):
     report = definition.run_file(_file(tmp_path, text), tmp_path / "out", progress=False).read_text()
     assert "pareto.png" in report and "NSGA-II" in report and "target-length score" in report
     assert (tmp_path / "out/t/pareto.png").stat().st_size > 10_000
+    # "best" for two objectives in words, and the settings tried sorted by the same score
+    findings = report.split("## Findings")[1].split("\n## ")[0]
+    assert "best: the least sum of the two objectives, each scaled from 0 at the best to 1" in findings
+    trials = pd.read_parquet(tmp_path / "out/t/trials.parquet")
+    told = trials[trials[["loss_0", "loss_1"]].notna().all(axis=1)]
+    told = told.assign(score=racing.knee_scores(told[["loss_0", "loss_1"]].to_numpy()))
+    first = told[told["games"] == told["games"].max()].sort_values(["score", "trial"]).iloc[0]
+    table = report.split("## Every setting tried")[1]
+    assert "best first (best: the least sum" in table
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| trial")]
+    assert rows[0].startswith(f"| {int(first['trial'])} |")
+    spec = json.loads((tmp_path / "out/t/pareto.json").read_text())
+    assert len(spec["beyond"]) == len(spec["x"]) and set(spec["view"]) == {"x", "y"}
 
 
 # ---------------------------------------------------------------- bad input

@@ -290,6 +290,7 @@ def run(spec: dict[str, Any], p: dict[str, Any], reports: Path, threads, progres
             # an all-zero panel shows nothing: say so instead
             text = f"{label[0].upper() + label[1:]} is 0 in every cell ({p['games']:,} games each)."
             report.paragraph(text + " No figure or table is drawn for it.")
+            plots.remove(figures / f"{_slug(m)}.png")
             findings.append(text)
             continue
         centre = None
@@ -303,8 +304,9 @@ def run(spec: dict[str, Any], p: dict[str, Any], reports: Path, threads, progres
                              n=table["games"].to_numpy().reshape(shape))
         neutral = (" White: the fair share, and every cell whose 95% interval holds it." if m == "focal_win_rate"
                    else " White: no edge, and every cell whose 95% interval holds 0." if m == "seat0_edge" else "")
-        report.figure(path, f"{label[0].upper() + label[1:]} by {rows.name or '-'} (rows) and {cols.name or '-'} "
-                            f"(columns); {p['games']:,} games per cell.{neutral}")
+        shown_as = " minus the fair 1/P, in percentage points," if m == "focal_win_rate" else ""
+        report.figure(path, f"{label[0].upper() + label[1:]}{shown_as} by {rows.name or '-'} (rows) and "
+                            f"{cols.name or '-'} (columns); {p['games']:,} games per cell.{neutral}")
         keep = ["row", "col"] + ([] if "players" in (rows.kind, cols.kind) else ["players"])
         shown = table[keep + ["games", m, f"{m}_lo", f"{m}_hi"]].rename(
             columns={"row": rows.name or "row", "col": cols.name or "col"})

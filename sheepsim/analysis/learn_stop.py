@@ -22,6 +22,7 @@ candidates, field.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from dataclasses import dataclass
@@ -321,15 +322,17 @@ def _layout(feats, values: np.ndarray):
     shape = [s for _, s in feats.axes]
     v = np.asarray(values, float).reshape(shape)
     names = [a for a, _ in feats.axes]
+    # the buckets as the game names them ("0-4" points of a band), not their indices
+    ticks = [list(t) for t in feats.ticks] or [[str(i) for i in range(n)] for n in shape]
     if len(shape) == 2:
-        return {"": v}, list(range(shape[0])), list(range(shape[1])), names[1], names[0]
-    rest = shape[3:]
+        return {"": v}, ticks[0], ticks[1], names[1], names[0]
+    rest = [", ".join(t) for t in itertools.product(*ticks[3:])]
     panels = {}
     for b in range(shape[1]):
         part = np.moveaxis(v[:, b], 1, -1)                 # axis 0, axes 3.., axis 2
-        panels[f"{names[1]} = {b}"] = part.reshape(shape[0] * int(np.prod(rest)), shape[2])
-    rows = [f"{i}/{j}" for i in range(shape[0]) for j in range(int(np.prod(rest)))]
-    return panels, rows, list(range(shape[2])), names[2], f"{names[0]} / {', '.join(names[3:])}"
+        panels[f"{names[1]} = {ticks[1][b]}"] = part.reshape(shape[0] * len(rest), shape[2])
+    rows = [f"{i}/{j}" for i in ticks[0] for j in rest]
+    return panels, rows, ticks[2], names[2], f"{names[0]} / {', '.join(names[3:])}"
 
 
 def _maps(report: Report, p: Plan, n: int, feats, learned, figures: Path) -> None:

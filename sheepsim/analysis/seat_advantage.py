@@ -110,10 +110,21 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
                         "draw_rate_hi", "chi2_p"]], percent=["draw_rate"], points=["edge"],
                  caption="seat-0 edge: seat 0's win rate minus the fair 1/P over decided games, in percentage "
                          "points (95% Wilson); the chi-square tests sole wins by seat against equal seats")
-    report.figure(plots.forest_plot(seat_tables, figures / "seats.png", f"{game.title}: win rate by seat"),
-                  "Each seat's win rate minus its fair 1/P, in percentage points, with 95% Wilson whiskers "
-                  "(all seats play the named policy).")
-    report.table(seats[["cell", "seat", "decided", "wins", "shared", "win_rate", "win_rate_lo", "win_rate_hi"]])
+    policies = list(dict.fromkeys(c.policy for c in cells))
+    if len(policies) == 1:
+        report.figure(plots.forest_plot(seat_tables, figures / "seats.png", f"{game.title}: win rate by seat"),
+                      "Each seat's win rate minus its fair 1/P, in percentage points, with 95% Wilson whiskers "
+                      "(all seats play the named policy).")
+    else:
+        # one group of whiskers per cell made a figure 2,160 px tall for 15 cells: seat 0's
+        # edge against the policy, a line per player count, reads the same numbers at a glance
+        plots.remove(figures / "seats.png")
+        report.figure(_edge_by_policy(cells, edges, policies, figures, game.title),
+                      "Seat 0's win rate minus the fair 1/P, in percentage points, with 95% Wilson whiskers and "
+                      "ribbons, by the policy every seat plays (in the analysis file's order), one line per player "
+                      "count; each seat's share is in the table below.")
+    report.table(seats[["cell", "seat", "decided", "wins", "shared", "win_rate", "win_rate_lo", "win_rate_hi"]],
+                 caption="each seat's share of the decided games (sole wins, 95% Wilson); shared: the games it tied")
     report.heading(f"Game length ({unit})")
     report.table(lengths[["cell", "games", "mean", "mean_lo", "mean_hi", "median", "median_lo", "median_hi", "q25",
                           "q75", "p90", "p99", "capped_rate", "capped_rate_lo", "capped_rate_hi"]],
@@ -148,6 +159,21 @@ def run(spec: dict[str, Any], cells: list[Cell], reports: Path, threads: int | N
     report.paragraph("Run time: " + ", ".join(f"{k} {v:.1f}s" for k, v in seconds.items()) + ".")
     report.replays([r for cell in cells for r in replays(game, cell, results[cell.label], spec, unit)])
     return report.write(reports / f"{name}.md")
+
+
+def _edge_by_policy(cells: list[Cell], edges: pd.DataFrame, policies: list[str], figures: Path, title: str) -> Path:
+    """Seat 0's edge against the policy every seat plays, one line per player count."""
+    edge = edges.set_index("cell")
+    lines, counts = {}, {}
+    for players in dict.fromkeys(c.players for c in cells):
+        mine = [c for c in cells if c.players == players]
+        rows = edge.loc[[c.label for c in mine]]
+        lines[f"{players} players"] = ([c.policy for c in mine], rows["edge"].to_numpy(), rows["edge_lo"].to_numpy(),
+                                       rows["edge_hi"].to_numpy(), 0.0)
+        counts[f"{players} players"] = rows["decided"].to_numpy()
+    return plots.lines_plot(lines, figures / "seat0-edge.png", f"{title}: seat 0's edge by policy",
+                            "policy (every seat)", n=counts,
+                            edge="seat 0's edge over 1/P (points)")
 
 
 def replays(game, cell: Cell, df: pd.DataFrame, spec: dict[str, Any], unit: str) -> list[dict[str, Any]]:

@@ -246,6 +246,9 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
                                 f"cell whose 95% interval holds it. Boxed: each field's best-response set; star: "
                                 f"an equilibrium confirmed on fresh seeds. Each cell {p.games:,} games with the "
                                 f"focal player rotated over the seats.")
+            note = _diagonal_note(p, n, outcomes, lo, hi)
+            if note:
+                report.paragraph(note)
         report.table(br.assign(best_set=br["best_set"].map(lambda v: ", ".join(f"{x:g}" for x in v))),
                      headers={"field": "field" if p.field is not None else f"field {q}", "best": f"best {q}",
                               "best_rate": "its win rate",
@@ -275,6 +278,41 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
     report.findings(_degenerate_text(p, weak))
     report.headline(_headline(p, answers))
     return report.write(reports / f"{name}.md")
+
+
+def _diagonal_note(p: Plan, n: int, outcomes: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> str:
+    """Why a self-play cell (focal x = field y) is not at the fair 1/P, in words. Every seat
+    plays the same there and seats rotate, so the focal player wins 1/P of the games some
+    seat wins alone; a win rate counts every game, so the games with no sole winner (a
+    shared win, a game stopped by the turn cap) pull it below 1/P. Each cell whose interval
+    lies below 1/P is named with that share and the rate it implies, or, when the implied
+    rate is outside its interval too, as chance; "" when there are none."""
+    q = p.param
+    explained, chance = [], []
+    for i, x in enumerate(p.values):
+        if x not in p.field_values:
+            continue
+        j = p.field_values.index(x)
+        if hi[i, j] >= 1 / n:           # at the fair share (above it only by chance)
+            continue
+        none = float((outcomes[i, j] == -1).mean())
+        rate = f"{q} = {x:g}: {(outcomes[i, j] == 1).mean():.1%}"
+        if lo[i, j] <= (1 - none) / n <= hi[i, j]:
+            explained.append(f"{rate}, with no sole winner in {none:.1%} of the games, so (1 - {none:.1%}) / {n} = "
+                             f"{(1 - none) / n:.1%} expected")
+        else:
+            chance.append(f"{rate} ({none:.1%} without a sole winner)")
+    if not explained and not chance:
+        return ""
+    text = f"Self-play cells (focal {q} = field {q}) below the fair {1 / n:.1%}: "
+    if explained:
+        text += (f"every seat plays the same and seats rotate, so the focal player wins 1/{n} of the games some seat "
+                 f"wins alone, and the win rate counts the games without a sole winner (shared wins, games stopped "
+                 f"by the turn cap) as not won. " + "; ".join(explained) + ". ")
+    if chance:
+        text += (("Not explained so: " if explained else "") + "; ".join(chance) + ", below by chance: the cells "
+                 f"share their seeds, so one unlucky run of deals shows in several ({p.games:,} games a cell).")
+    return text.strip()
 
 
 def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, threads, figures: Path, n: int,

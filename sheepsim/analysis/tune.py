@@ -464,13 +464,18 @@ def _measures_row(p: Plan, est: dict, names: list[str]) -> dict[str, float]:
 
 def _change_row(p: Plan, base: dict, moved: dict) -> dict[str, Any]:
     """Each objective's paired change from `base` to `moved` ("d_" + measure) and the
-    verdict from the objectives' losses: better, worse, or no detectable change."""
+    verdict from the objectives' losses: better, worse, or no detectable change. The
+    change is of what the verdict judges: for a `zero` goal the value's size (a change
+    of the signed edge from -0.5 to +0.6 points is a clear +1.1, yet the size moved by
+    +0.1, no detectable change); for the others the value, whose change is the loss's
+    up to its sign."""
     row, verdicts = {}, []
     for o in p.objectives:
         (vb, ib), (vm, im) = base[o.measure], moved[o.measure]
-        row[f"d_{o.measure}"], row[f"d_{o.measure}_lo"], row[f"d_{o.measure}_hi"], _ = M.paired(vb, ib, vm, im)
         lb, lm = loss(o, base, p.players), loss(o, moved, p.players)
-        _, lo, hi, _ = M.paired(lb, loss_influence(o, base, p.players), lm, loss_influence(o, moved, p.players))
+        change, lo, hi, _ = M.paired(lb, loss_influence(o, base, p.players), lm, loss_influence(o, moved, p.players))
+        row[f"d_{o.measure}"], row[f"d_{o.measure}_lo"], row[f"d_{o.measure}_hi"] = (
+            (change, lo, hi) if o.goal == "zero" else M.paired(vb, ib, vm, im)[:3])
         verdicts.append("worse" if lo > 0 else "better" if hi < 0 else "same")
     # dominance: better (worse) when better (worse) on some objective and worse (better) on none
     if "better" in verdicts and "worse" not in verdicts:

@@ -79,6 +79,7 @@ class Features:
     floor: int = 0                          # learning never sets a threshold below it
     reach: int = 0                          # far probes go on to T + reach (0: none; policy_iteration.py)
     doc: str = ""
+    ticks: tuple[tuple[str, ...], ...] = ()  # each axis's bucket labels ("0-4" points); none: the bucket's index
 
     @property
     def cells(self) -> int:

@@ -223,8 +223,9 @@ def lines(spec: Mapping[str, Any]) -> go.Figure:
         shown = [f"{v:g}" if isinstance(v, (int, float)) else v for v in x]
         named = not all(isinstance(v, (int, float)) for v in s["x"])
         ns = s.get("n") or [None] * len(x)
+        text = points if spec.get("points") else share         # an edge in points, as on the PNG
         hover = [_lines(f"<b>{s['label']}</b>", f"{spec.get('xlabel', 'x')} = {xv}",
-                        f"{spec.get('ylabel', 'win rate')} {share(y, a, b)}", count(k))
+                        f"{spec.get('ylabel', 'win rate')} {text(y, a, b)}", count(k))
                  for xv, y, a, b, k in zip(shown, s["y"], s["lo"], s["hi"], ns)]
         data += _ribbon(x, s["lo"], s["hi"], colour, fill)
         data.append(go.Scatter(
@@ -249,10 +250,13 @@ def lines(spec: Mapping[str, Any]) -> go.Figure:
     fair = spec.get("fair") if spec.get("fair") is not None else (fairs.pop() if len(fairs) == 1 else None)
     if fair is not None:
         shapes.append(_fair_line(fair))
-        annotations.append(dict(xref="paper", x=1, y=100 * fair, text=f"fair {fair:.1%}", showarrow=False,
+        annotations.append(dict(xref="paper", x=1, y=100 * fair,
+                                text="no edge" if spec.get("points") else f"fair {fair:.1%}", showarrow=False,
                                 xanchor="right", yanchor="bottom", font=dict(size=11, color="grey")))
+    yaxis = (dict(title=spec.get("ylabel"), tickformat="+") if spec.get("points") else
+             _percent_axis(spec.get("ylabel", "win rate")))
     return go.Figure(data=data, layout=_layout(spec, 440, shapes=shapes, annotations=annotations, xaxis=xaxis,
-                                               yaxis=_percent_axis(spec.get("ylabel", "win rate")),
+                                               yaxis=yaxis,
                                                legend=dict(orientation="h", y=-0.22, traceorder="normal")))
 
 
@@ -313,8 +317,9 @@ def pareto(spec: Mapping[str, Any]) -> go.Figure:
                               f"{spec.get('xlabel')}: {number(c['x'], c['x_lo'], c['x_hi'])}",
                               f"{spec.get('ylabel')}: {number(c['y'], c['y_lo'], c['y_hi'])}")],
             hovertemplate="%{hovertext}<extra></extra>"))
-    return go.Figure(data=data, layout=_layout(spec, 500, xaxis=dict(title=spec.get("xlabel")),
-                                               yaxis=dict(title=spec.get("ylabel")),
+    view = spec.get("view") or {}        # the image's axes (the useful settings); zoom out for the rest
+    return go.Figure(data=data, layout=_layout(spec, 500, xaxis=dict(title=spec.get("xlabel"), range=view.get("x")),
+                                               yaxis=dict(title=spec.get("ylabel"), range=view.get("y")),
                                                legend=dict(orientation="h", y=-0.25)))
 
 

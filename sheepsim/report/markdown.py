@@ -238,9 +238,10 @@ def table_to_markdown(
 
 def _markdown_table(layout: TableLayout) -> str:
     aligns = ["---:" if n else "---" for n in layout.numeric]
-    lines = ["| " + " | ".join(layout.headers) + " |", "|" + "|".join(aligns) + "|"]
-    for row in layout.cells:
+    lines = []
+    for row in [layout.headers, *layout.cells]:     # a header's "|" too ("change in |edge|") is not a new column
         lines.append("| " + " | ".join(text.replace("|", "\\|") for text in row) + " |")
+    lines.insert(1, "|" + "|".join(aligns) + "|")
     return "\n".join(lines) + "\n"
 
 

@@ -64,6 +64,14 @@ def _save(fig: Figure, path: str | os.PathLike[str], spec: dict | None = None) -
     return write_atomic(target, image)
 
 
+def remove(path: str | os.PathLike[str]) -> None:
+    """Remove a figure (image and data spec) that this run does not draw: one left from
+    an earlier run would sit in the report's folder, unlinked and out of date."""
+    target = Path(path)
+    target.unlink(missing_ok=True)
+    saved.figure_spec_path(target).unlink(missing_ok=True)
+
+
 def _column(values) -> list:
     """A sequence of numbers (or labels) as a JSON-ready list."""
     return saved.jsonable(np.asarray(values).tolist() if isinstance(values, (np.ndarray, pd.Series)) else
@@ -163,10 +171,11 @@ def _tall(labels: list[str]) -> float:
 
 def _cut(df: pd.DataFrame) -> float:
     """The 99th percentile of a series' finished games: with 4% of games at a cap of
-    500 turns the 99th percentile of all games would be the cap itself."""
+    500 turns the 99th percentile of all games would be the cap itself. It is a length
+    some game had (method "higher"): an interpolated 64.01 turns reads as a misprint."""
     turns, capped = df["turns"].to_numpy(), df["capped"].to_numpy(bool)
     finished = turns[~capped] if (~capped).any() else turns
-    return float(np.quantile(finished, 0.99)) if finished.size else 1.0
+    return float(np.quantile(finished, 0.99, method="higher")) if finished.size else 1.0
 
 
 def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str,
@@ -285,9 +294,9 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     cells and the colour bar always show the same quantity.
 
     With `centre` (the fair share, or 0 for an edge) the scale diverges around it: a
-    single centre keeps the values themselves; a centre that differs by cell (the fair
-    1/P by player count) shows value minus centre, in percentage points, in the cells
-    and on the bar alike. With lo/hi (the 95% interval per cell) the cell text has the
+    single centre keeps the values themselves; a centre given per cell (a matrix: the
+    fair 1/P by player count) shows value minus centre, in percentage points, in the
+    cells and on the bar alike, and the title says so. With lo/hi (the 95% interval per cell) the cell text has the
     decimals of the interval and, with a centre, a cell whose interval holds the centre
     is drawn neutral and the scale reaches at least the largest half-width, so noise is
     never painted as a strong colour. `outline` boxes cells
@@ -309,12 +318,15 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
     shown, bar_format, digits_hw = values, (PercentFormatter(1.0) if percent else None), None
     if lo is not None and hi is not None:
         digits_hw = (np.asarray(hi, float) - np.asarray(lo, float)) / 2
-    relative = centre is not None and np.ndim(centre) > 0 and np.ptp(np.asarray(centre, float)) > 0
-    # an edge (centre 0) and a rate minus a varying fair share read in percentage points
+    # a centre per cell (the fair 1/P of each cell, even when all are equal): the cells show
+    # value minus centre, so that every such map reads alike whether P varies or not
+    relative = centre is not None and np.ndim(centre) > 0
+    # an edge (centre 0) and a rate minus a fair share read in percentage points
     in_points = percent and (relative or (centre is not None and float(np.nanmax(np.abs(centre))) == 0))
     if relative:
         shown = values - np.asarray(centre, float)
-        value_label = "minus the fair share (points)"       # the title names the quantity
+        value_label = "minus the fair share (points)"
+        title = f"{title} minus the fair share" + (" (points)" if in_points else "")   # titled by what it shows
     if centre is not None:
         c = 0.0 if relative else float(np.nanmean(centre))
         shade = shown.copy()
@@ -394,13 +406,15 @@ def heatmap(values: np.ndarray, rows: list, cols: list, path: str | os.PathLike[
 
 
 def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: str, xlabel: str,
-               n: Mapping[str, Sequence[int] | int] | None = None) -> Path:
+               n: Mapping[str, Sequence[int] | int] | None = None, edge: str = "") -> Path:
     """{label: (x, rate, lo, hi, fair)}: one line with interval whiskers and ribbon per
     label; the fair share dashed in the same colour, or once in grey when every label
     has the same one. `n` ({label: games per point, or one number}) goes into the spec.
+    With `edge` (the y axis's label) the values are edges (a rate minus its fair share,
+    fair 0), drawn in signed percentage points with the dashed line at no edge.
 
-    Spec (kind "lines"): xlabel, ylabel, percent, series [{label, x, y, lo, hi, n,
-    fair}] (x numbers, or labels for named settings)."""
+    Spec (kind "lines"): xlabel, ylabel, percent, points (edges in points), series
+    [{label, x, y, lo, hi, n, fair}] (x numbers, or labels for named settings)."""
     series = []
     fig, (ax,) = _figure(3.6)
     fairs = {round(float(v[4]), 12) for v in lines.values()}
@@ -409,7 +423,12 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
         series.append({"label": label, "x": _column(x), "y": _column(rate), "lo": _column(lo), "hi": _column(hi),
                        "n": None if count is None else _column(count), "fair": float(fair)})
         if not all(isinstance(v, (int, float)) for v in x):      # named settings: even spacing
-            ax.set_xticks(range(len(x)), [str(v) for v in x])
+            names = [str(v) for v in x]
+            ax.set_xticks(range(len(x)), names)
+            if sum(map(len, names)) > 40:                        # long names (policy SPECs) would overlap
+                ax.tick_params(axis="x", labelrotation=20, labelsize="small")
+                for text in ax.get_xticklabels():
+                    text.set_horizontalalignment("right")
             x = list(range(len(x)))
         elif all(float(v).is_integer() for v in x):              # counts: a tick per setting
             ax.set_xticks(x)
@@ -419,14 +438,19 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
         if len(fairs) > 1:
             ax.axhline(fair, color=colour, linestyle="--", linewidth=0.8)
     if len(fairs) == 1:
-        ax.axhline(fairs.pop(), color="grey", linestyle="--", linewidth=0.8, label="fair share")
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.axhline(fairs.pop(), color="grey", linestyle="--", linewidth=0.8,
+                   label="no edge" if edge else "fair share")
+    if edge:        # whole points unless the axis spans only a few ("+40.0" was noise)
+        digits = 0 if np.ptp(ax.get_ylim()) >= 0.05 else 1
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _points(v, digits)))
+    else:
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("win rate")
+    ax.set_ylabel(edge or "win rate", fontsize="small" if edge else None)
     ax.set_title(_title(title), fontsize="small")
     ax.legend(fontsize="small")
-    return _save(fig, path, {"kind": "lines", "title": title, "xlabel": xlabel, "ylabel": "win rate",
-                             "percent": True, "series": series})
+    return _save(fig, path, {"kind": "lines", "title": title, "xlabel": xlabel, "ylabel": edge or "win rate",
+                             "percent": True, "points": bool(edge), "series": series})
 
 
 def sweep_plot(x: list[float], rate: np.ndarray, lo: np.ndarray, hi: np.ndarray, best: np.ndarray,
@@ -573,22 +597,67 @@ def history_plot(trial: np.ndarray, value: np.ndarray, games: np.ndarray, best: 
                              "best": {"value": v, "lo": lo, "hi": hi}})
 
 
+def _view(values: np.ndarray, keep: np.ndarray) -> tuple[float, float]:
+    """An axis's limits around the values `keep` marks, padded by 8% of their span."""
+    inside = values[keep]
+    lo, hi = float(inside.min()), float(inside.max())
+    pad = 0.08 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1e-9)
+    return lo - pad, hi + pad
+
+
 def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequence[tuple],
-                path: str | os.PathLike[str], title: str, xlabel: str, ylabel: str) -> Path:
+                path: str | os.PathLike[str], title: str, xlabel: str, ylabel: str,
+                better: tuple[str, str] = ("higher", "higher"), best: int = 0) -> Path:
     """Two objectives: every setting raced to the end (grey), the Pareto front (`front`,
     joined in order of x) and the confirmed settings (x, x_lo, x_hi, y, y_lo, y_hi, label)
-    with their 95% intervals; the labels say which way is better.
+    with their 95% intervals; the labels say which way is better (`better`: "higher" or
+    "lower" per axis).
+
+    The axes span the useful settings: those in the better half of the raced settings'
+    range on both objectives, and the confirmed `best`. A setting beyond them (a deck
+    with a balance of 0 that scores 1 on length sits on the front, yet no one would
+    choose it) is drawn hollow at the axes' edge, so the rest are not squeezed into a
+    corner; the legend says how many.
 
     Spec (kind "pareto"): xlabel, ylabel, x, y, front (lists, one entry per setting
-    raced to the end), confirmed [{label, x, x_lo, x_hi, y, y_lo, y_hi}]."""
+    raced to the end), confirmed [{label, x, x_lo, x_hi, y, y_lo, y_hi}], view {x, y}
+    (the axes' limits), beyond (per setting raced to the end: drawn at the edge)."""
     fig, (ax,) = _figure(4.4)
-    ax.plot(x[~front], y[~front], "o", color="0.7", markersize=4, linestyle="none", label="raced to the end")
-    order = np.argsort(x[front])
-    ax.plot(x[front][order], y[front][order], color="0.3", linewidth=1)
-    ax.plot(x[front], y[front], "o", color="0.3", markersize=4, linestyle="none", label="Pareto front")
-    for (cx, xlo, xhi, cy, ylo, yhi, label), c in zip(confirmed, colours(len(confirmed))):
-        ax.errorbar([cx], [cy], xerr=[[cx - xlo], [xhi - cx]], yerr=[[cy - ylo], [yhi - cy]], color=c,
-                    label=label, **MARKER)
+    cx = np.array([c[0] for c in confirmed], float)
+    cy = np.array([c[3] for c in confirmed], float)
+    every_x, every_y = np.concatenate([x, cx]), np.concatenate([y, cy])
+    useful = np.ones(len(every_x), bool)
+    if len(x) >= 3:             # the better half of the raced settings' range on each objective
+        for v, every, way in ((x, every_x, better[0]), (y, every_y, better[1])):
+            mid = (v.min() + v.max()) / 2
+            useful &= (every >= mid) if way == "higher" else (every <= mid)
+    if len(confirmed):
+        useful[len(x) + best] = True              # the best setting is always in view
+    if useful.sum() < 2:
+        useful[:] = True
+    xlim, ylim = _view(every_x, useful), _view(every_y, useful)
+    beyond = ~((every_x >= xlim[0]) & (every_x <= xlim[1]) & (every_y >= ylim[0]) & (every_y <= ylim[1]))
+    # beyond the axes: drawn on the frame, where the setting lies off it
+    px, py = np.clip(every_x, *xlim), np.clip(every_y, *ylim)
+    rx, ry, rb = px[:len(x)], py[:len(x)], beyond[:len(x)]
+    grey = ~front & ~rb
+    ax.plot(rx[grey], ry[grey], "o", color="0.7", markersize=4, linestyle="none", label="raced to the end")
+    on = front & ~rb                 # the front's line joins the settings in view only
+    order = np.argsort(x[on])
+    ax.plot(rx[on][order], ry[on][order], color="0.3", linewidth=1)
+    ax.plot(rx[on], ry[on], "o", color="0.3", markersize=4, linestyle="none", label="Pareto front")
+    if rb.any():
+        ax.plot(rx[rb], ry[rb], "o", markerfacecolor="none", color="0.3", markersize=5, linestyle="none",
+                clip_on=False, label=f"beyond the axes, drawn at their edge ({int(rb.sum())})")
+    for k, ((cxv, xlo, xhi, cyv, ylo, yhi, label), c) in enumerate(zip(confirmed, colours(len(confirmed)))):
+        if beyond[len(x) + k]:
+            ax.plot([px[len(x) + k]], [py[len(x) + k]], "o", markerfacecolor="none", color=c, markersize=6,
+                    clip_on=False, label=f"{label}, beyond the axes")
+        else:
+            ax.errorbar([cxv], [cyv], xerr=[[cxv - xlo], [xhi - cxv]], yerr=[[cyv - ylo], [yhi - cyv]], color=c,
+                        label=label, **MARKER)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(_title(title), fontsize=10)
@@ -597,4 +666,5 @@ def pareto_plot(x: np.ndarray, y: np.ndarray, front: np.ndarray, confirmed: Sequ
     keys = ("x", "x_lo", "x_hi", "y", "y_lo", "y_hi", "label")
     return _save(fig, path, {"kind": "pareto", "title": title, "xlabel": xlabel, "ylabel": ylabel, "x": _column(x),
                              "y": _column(y), "front": _column(front),
-                             "confirmed": [dict(zip(keys, c)) for c in confirmed]})
+                             "confirmed": [dict(zip(keys, c)) for c in confirmed],
+                             "view": {"x": list(xlim), "y": list(ylim)}, "beyond": _column(beyond[:len(x)])})

@@ -11,12 +11,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis.racing import _optuna, shown
+from ..analysis.racing import _optuna, knee_scores, shown
 from ..analysis.tune import (METRICS, Knob, Objective, Plan, fronts, kind_of, label_of, replays, setting_text,
                              shown_names)
 from ..runner import versions
 from . import plots
 from .markdown import Report, format_interval
+
+
+def _best_of_two(among: str) -> str:
+    """What "best" means with two objectives, in the report's words (racing.knee_scores)."""
+    return (f"best: the least sum of the two objectives, each scaled from 0 at the best to 1 at the worst value "
+            f"among {among}; the knee of the front, nearest the corner where both are at their best")
 
 
 def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, trials: pd.DataFrame, seconds: float,
@@ -52,10 +58,17 @@ def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, tri
                                       "paired with the best setting's games.", **_formats(p, names))
     report.heading("Every setting tried")
     knobs = [k.name for k in p.knobs]
-    tried = trials.sort_values(["games", "loss_0", "trial"], ascending=[False, True, True]).drop_duplicates(knobs)
+    # best first by the rule that picks the best setting (the knee; one objective: its loss)
+    losses = trials[[f"loss_{j}" for j in range(len(p.objectives))]].to_numpy(float)
+    told = np.isfinite(losses).all(axis=1)
+    score = np.full(len(trials), np.inf)
+    score[told] = knee_scores(losses[told])
+    tried = (trials.assign(score=score).sort_values(["games", "score", "trial"], ascending=[False, True, True])
+             .drop_duplicates(knobs))
     columns = ["trial", *knobs, "games", *[o.measure for o in p.objectives], "rejected"]
+    order = "" if len(p.objectives) == 1 else f" ({_best_of_two('the settings tried')})"
     report.table(tried[columns].head(20), caption=f"Each setting once (its first trial), the 20 that raced the "
-                                                  f"most games, best first: {len(tried)} distinct settings in "
+                                                  f"most games, best first{order}: {len(tried)} distinct settings in "
                                                   f"{len(trials)} trials, all of them in {name}/trials.parquet.",
                  **_formats(p, names))
     return report.write(reports / f"{name}.md")
@@ -78,8 +91,11 @@ def _axis(p: Plan, o: Objective) -> str:
     kind = kind_of(o.measure)
     label = {"zero": f"|{METRICS[o.metric][0]}|", "inside": o.label}.get(o.goal, METRICS[o.metric][0])
     unit = {"points": " (points)", "share": " (%)"}.get(kind, f" ({p.game.turn_unit})" if o.measure == "length" else "")
-    better = "lower" if o.goal in ("zero", "minimize") else "higher"
-    return f"{label}{unit}, {better} is better"
+    return f"{label}{unit}, {_better(o)} is better"
+
+
+def _better(o: Objective) -> str:
+    return "lower" if o.goal in ("zero", "minimize") else "higher"
 
 
 def _figure(p: Plan, trials: pd.DataFrame, settings: list, ests: list, best: int, folder: Path) -> Path:
@@ -91,7 +107,7 @@ def _figure(p: Plan, trials: pd.DataFrame, settings: list, ests: list, best: int
         return plots.history_plot(told["trial"].to_numpy(), value, told["games"].to_numpy(),
                                   readable(p, o, *shown(p, ests[best], o.measure)), folder / "history.png",
                                   title + "the objective of each setting tried", _axis(p, o).split(",")[0],
-                                  "lower" if o.goal in ("zero", "minimize") else "higher")
+                                  _better(o))
     full = trials[(trials["state"] == "complete") & (trials["games"] == sum(p.blocks))]
     xs, ys = ([readable(p, o, v)[0] for v in full[o.measure]] for o in p.objectives)
     front = fronts(full[["loss_0", "loss_1"]].to_numpy()) == 0
@@ -101,13 +117,17 @@ def _figure(p: Plan, trials: pd.DataFrame, settings: list, ests: list, best: int
         confirmed.append((x, xlo, xhi, y, ylo, yhi, setting_text(s) + (" (best)" if i == best else "")))
     return plots.pareto_plot(np.array(xs), np.array(ys), front, confirmed, folder / "pareto.png",
                              title + "two objectives of every setting raced to the end",
-                             _axis(p, p.objectives[0]), _axis(p, p.objectives[1]))
+                             _axis(p, p.objectives[0]), _axis(p, p.objectives[1]),
+                             better=tuple(_better(o) for o in p.objectives), best=best)
 
 
 def _caption(p: Plan) -> str:
     if len(p.objectives) == 2:
         return (f"Every setting that raced all {sum(p.blocks):,} games (grey), the Pareto front of their estimates "
-                f"(dark, joined) and the confirmed settings on {p.confirm_games:,} fresh games with 95% intervals.")
+                f"(dark, joined) and the confirmed settings on {p.confirm_games:,} fresh games with 95% intervals. "
+                f"The axes span the settings in the better half of the raced settings' range on both objectives "
+                f"(and the best); the others, however good on one objective, give up the other, and are drawn "
+                f"hollow at the axes' edge.")
     return (f"Each setting's objective, {p.objectives[0].label}, from the games it raced (the marker says how far "
             f"it got), and the best setting confirmed on {p.confirm_games:,} fresh games (line, 95% band).")
 
@@ -115,12 +135,15 @@ def _caption(p: Plan) -> str:
 def _formats(p: Plan, names: list[str]) -> dict[str, Any]:
     """The report tables' number formats: edges and their changes in signed points,
     shares in percent (their changes in points); headers by the metrics' labels, a
-    column in points saying so."""
+    column in points saying so; a `zero` goal's change as the change in the size it judges
+    (tune._change_row)."""
     labels = {m: label_of(m) for m in names}
     kinds = {m: kind_of(m) for m in names}
+    sizes = {o.measure for o in p.objectives if o.goal == "zero"}
     points = ([m for m in names if kinds[m] == "points"]
               + [f"d_{m}" for m in names if kinds[m] in ("points", "share")])
-    headers = {**labels, **{f"d_{m}": f"change in {label}" for m, label in labels.items()}}
+    headers = {**labels, **{f"d_{m}": f"change in |{label}|" if m in sizes else f"change in {label}"
+                            for m, label in labels.items()}}
     return {"points": points, "percent": [m for m in names if kinds[m] == "share"],
             "headers": {k: f"{v} (points)" if k in points else v for k, v in headers.items()}}
 
@@ -171,8 +194,9 @@ def _headline(p: Plan, settings, ests, best, confirmed) -> str:
 
 def _findings(p: Plan, settings, ests, best, confirmed, sensitivity, trials, seconds) -> list[str]:
     objectives = "; ".join(_objective_text(p, o, ests[best]) for o in p.objectives)
+    meaning = "" if len(p.objectives) == 1 else f"; {_best_of_two('the confirmed settings')}"
     lines = [f"Best setting: **{setting_text(settings[best])}**: {objectives} (confirmed on {p.confirm_games:,} "
-             f"fresh games, 95% intervals)."]
+             f"fresh games, 95% intervals{meaning})."]
     others = confirmed.drop(index=best)
     if len(p.objectives) == 1 and not others.empty:
         tied = _tied(confirmed, best)

@@ -105,7 +105,10 @@ def stop_features(rules) -> stoptable.Features:
         initial=EQUILIBRIUM_K[rules.num_players], window=2,
         fixed=f"threshold:k={EQUILIBRIUM_K[rules.num_players]}", floor=3,     # a stop on 2 cards places none
         doc=f"own and leading opponent's triplets (0..{w - 1}), the largest opponent hand (0-1, 2-3, ..., 8-9, "
-            f"10+ cards: a draw from it is a Black Sheep with chance 1/size), own zoo pairs (0, 1, 2+)")
+            f"10+ cards: a draw from it is a Black Sheep with chance 1/size), own zoo pairs (0, 1, 2+)",
+        ticks=(tuple(map(str, range(w))), tuple(map(str, range(w))),
+               tuple(f"{2 * b}-{2 * b + 1}" for b in range(POL.HAND_BANDS - 1)) + (f"{POL.HAND_TOP}+",),
+               tuple(map(str, range(POL.PAIR_BANDS - 1))) + (f"{POL.PAIR_BANDS - 1}+",)))
 
 
 def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:

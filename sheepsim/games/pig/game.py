@@ -69,6 +69,8 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
 def stop_features(rules) -> stoptable.Features:
     """The learned policy's feature set (policies.stop_cell)."""
     bands = min(POL.BUCKETS, rules["goal"])
+    lows = [-(-b * rules["goal"] // bands) for b in range(bands + 1)]     # each band's lowest score (stop_cell)
+    scores = tuple(f"{a}-{b - 1}" if b - 1 > a else f"{a}" for a, b in zip(lows, lows[1:]))
     # reach 25: the far probe rolls on to T + 25, far enough to see "roll on to win" (the
     # optimum's answer when the opponent nears the goal) that reach 8 missed (measured:
     # the learned table's regret to the optimum 2.0% at reach 8, 0.9% at 25, --scale 4)
@@ -76,7 +78,7 @@ def stop_features(rules) -> stoptable.Features:
         "pig-score-bands-v1", (("own score band", bands), ("opponent's score band", bands)), "turn total",
         initial=20, window=6, fixed="hold:t=20", floor=1, reach=25,
         doc=f"own and opponent's banked score, each in {bands} equal bands of the goal "
-            f"({rules['goal'] / bands:g} points a band)")
+            f"({rules['goal'] / bands:g} points a band)", ticks=(scores, scores))
 
 
 def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:
