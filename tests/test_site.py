@@ -344,3 +344,25 @@ def test_site_api_refuses_a_folder_named_like_a_report(tmp_path: Path) -> None:
     hand_built().write(folder / "site.md")           # a report named "site": its folder is the default --out
     with pytest.raises(SheepsimError, match="figure folder of report site.md"):
         site.build(folder)
+
+
+def test_a_figure_after_the_findings_is_its_own_figure_in_a_page_from_markdown(tmp_path: Path) -> None:
+    """A skill ladder's report opens its body with a figure right after the findings: from
+    the Markdown alone, the image was read as more words of the last finding."""
+    folder = tmp_path / "r"
+    report = Report("Pig: skill ladder", PROVENANCE)
+    report.findings(["**32 against 16**: a gain", "Against hold: from 15.5% to 22.2%,\nover two lines"])
+    report.figure("ladder/ladder.png", "Win rate of 2b against b.").heading("Each doubling").paragraph("Text.")
+    (folder / "ladder").mkdir(parents=True)
+    (folder / "ladder" / "ladder.png").write_bytes(b"\x89PNG not really")
+    report.write(folder / "ladder.md")
+    (folder / "ladder" / "report.json").unlink()              # an older report: no saved data
+    parts = site.split_markdown((folder / "ladder.md").read_text())
+    assert parts["findings"] == ["**32 against 16**: a gain", "Against hold: from 15.5% to 22.2%, over two lines"]
+    assert parts["body"].startswith("![Win rate of 2b against b.](ladder/ladder.png)")
+    site.build(folder, tmp_path / "s")
+    page = (tmp_path / "s" / "ladder.html").read_text()
+    findings = page[page.index('id="findings"'):page.index("</section>")]
+    assert "<img" not in findings and "Win rate" not in findings
+    assert page.count('<img src="ladder/ladder.png" alt="Win rate of 2b against b."') == 1
+    assert (tmp_path / "s" / "ladder" / "ladder.png").is_file()

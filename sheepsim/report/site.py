@@ -445,7 +445,7 @@ def split_markdown(text: str) -> dict[str, Any]:
     """A report's Markdown in the parts a page shows: title, description, findings
     (one Markdown string per bullet), body (the sections) and provenance."""
     title, description, findings, body, provenance = "", [], [], [], []
-    part, fenced = "description", False
+    part, fenced, blank = "description", False, False
     for line in text.splitlines():
         if line.startswith("```"):
             fenced = not fenced
@@ -458,11 +458,16 @@ def split_markdown(text: str) -> dict[str, Any]:
             if part != "body":
                 continue
         if part == "findings":
+            # a bullet's text goes on in an indented line, or an unindented one right under
+            # it; after a blank line an unindented line ends the list (a figure, a table)
             if line.startswith("- "):
                 findings.append(line[2:])
-            elif line.strip() and findings:
+            elif line.strip() and findings and (line[0].isspace() or not blank):
                 findings[-1] += " " + line.strip()
-        else:
+            elif line.strip():
+                part = "body"
+            blank = not line.strip()
+        if part != "findings":
             {"description": description, "body": body, "provenance": provenance}[part].append(line)
     return {"title": title, "description": "\n".join(description).strip(), "findings": findings,
             "body": "\n".join(body).strip(), "provenance": "\n".join(provenance).strip()}
