@@ -207,7 +207,8 @@ def test_trace_turn_numbers_come_from_the_state_and_the_win_is_in_the_last_turn(
         assert turn == before["turn"] + 1
     last_turn = steps[-1][0]
     assert last_turn == 27 and steps[-1][4]["winner"] == 2
-    assert text.splitlines()[-1] == "seat 2 wins in turn 27 with 4 triplets; triplets [2, 2, 4]"
+    assert text.splitlines()[-1] == ("seat 2 wins in turn 27 with 4 triplets; seat 0 has 2 triplets, seat 1 has 2, "
+                                     "seat 2 has 4")
     assert steps[-1][2] == ("places animal 12 in the zoo (1 of up to 6): it completes seat 2's 4th triplet of "
                             "the 4 needed, seat 2 wins")
     # the results count the winning turn too (game version 3): the same 27 turns
@@ -401,7 +402,7 @@ def test_trace_says_when_the_turn_cap_ended_a_game():
     args = ["-p", "2", "--policy", "threshold:k=7", "--seed", "1", "--game", "0", "-o", "turn_cap=10"]
     text = run("trace", "blacksheep", *args).output
     assert text.splitlines()[-1] == ("Capped: the turn cap (turn_cap=10) stops the game after turn 10: a draw; "
-                                     "triplets [3, 0]")
+                                     "seat 0 has 3 triplets, seat 1 has 0")
     assert _lines(text)[-1][0] == "10"
     args += ["-o", "cap_resolution=most_triplets"]
     text = run("trace", "blacksheep", *args).output
@@ -410,7 +411,7 @@ def test_trace_says_when_the_turn_cap_ended_a_game():
     assert final["capped"] and final["winner"] == 0 and zoo == [14, 4]
     assert text.splitlines()[-1] == ("Capped: the turn cap (turn_cap=10) stops the game after turn 10 "
                                      "(cap_resolution=most_triplets): seat 0 wins on most triplets, then most zoo "
-                                     "cards; triplets [3, 0], zoo cards [14, 4]")
+                                     "cards; seat 0 has 3 triplets, seat 1 has 0; seat 0 has 14 zoo cards, seat 1 has 4")
 
 
 def test_trace_json_is_the_full_state_after_every_event_and_replays_in_the_reference():

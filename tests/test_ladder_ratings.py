@@ -11,6 +11,7 @@ import pytest
 from conftest import assert_bad
 from conftest import run_cli as run
 from sheepsim.analysis.ratings import ELO, cycle, fit
+from sheepsim.report import saved
 
 
 def _analysis(tmp_path: Path, text: str) -> Path:
@@ -84,6 +85,14 @@ def test_skill_ladder_run_follows_its_stopping_rule(tmp_path):
         assert headline.startswith("Doubling mcts's iterations " + (
             "still pays at the top of the ladder: " if pays else "stops paying, at this many games, at about "))
     assert "## Findings" in text and (tmp_path / "rep" / "l" / "ladder.png").exists()
+    # its saved data, so the site draws the report's figures (and does not fall back to its Markdown)
+    data = saved.read_sidecar(tmp_path / "rep" / "l.md")
+    assert data is not None and data["findings"]
+    figures = [s["path"] for s in data["sections"] if s["type"] == "figure"]
+    assert figures == ["l/ladder.png", "l/against.png"]
+    for figure in figures:
+        spec = saved.read_figure_spec(tmp_path / "rep" / figure)
+        assert spec is not None and spec["kind"] == "lines", figure
 
 
 @pytest.mark.parametrize("body,needles", [

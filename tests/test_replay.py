@@ -21,7 +21,7 @@ from sheepsim.report import replay
 GAMES = {"battlesheep": ["-p", "2"], "blacksheep": ["-p", "3"], "hiboufou": ["-p", "2"],
          "bobbysitter": ["-p", "3"], "pig": []}
 GAME = ["--seed", "3", "--game", "1"]
-IDS = ("prev", "next", "slider", "board", "event", "toggle-hidden")
+IDS = ("play", "prev", "next", "slider", "board", "event")
 
 
 def document(page: str) -> dict:
@@ -64,7 +64,8 @@ def test_page_is_one_self_contained_file_with_a_step_per_event(made, game):
     assert doc["format"] == replay.FORMAT and doc["game"] == game
     assert len(doc["steps"]) == len(events)
     assert [s["event"] for s in doc["steps"]] == [e["event"] for e in events]
-    assert f"step 1 of {len(events)}" in page
+    assert f"step 0 of {len(events) - 1}" in page          # step 0 the start, step K the K-th decision
+    assert "back-to-report" not in page                    # made by trace --html, for no report
     # offline: no address to fetch, no script or style from elsewhere
     assert not re.search(r"https?://", page, re.IGNORECASE)
     assert not re.search(r"<script[^>]*\bsrc\s*=", page, re.IGNORECASE)
@@ -93,6 +94,9 @@ def test_each_step_says_its_event_in_the_trace_words(made, game):
         assert line in [said.strip() for said in step["text"].splitlines()]
     assert steps[-1]["text"].splitlines()[-1] == lines[-1]          # the result
     assert all(s["text"] and s["status"] for s in steps)
+    # the page shows the state after each step, so its status names the seat that acts next
+    for step, after in zip(steps, steps[1:-1]):
+        assert f"seat {after['seat']}" in step["status"], (step["status"], after["seat"])
     for step, e in zip(steps, events):
         assert step["seat"] == e.get("seat", e.get("flipper"))
 
@@ -241,7 +245,7 @@ def test_hands_are_hidden_by_default(made, game):
         hand = zones[f"hand:{q}"]
         assert hand["hidden"] is True and hand["owner"] == q
     assert zones["pile"]["hidden"] is True and zones["pile"]["layout"] == "pile"
-    toggle = re.search(r"<input id=\"toggle-hidden\"[^>]*>", page).group(0)
+    toggle = re.search(r'<input id="toggle-hidden"[^>]*>', page).group(0)
     assert "checked" not in toggle and "disabled" not in toggle
     assert "show hidden hands" in page
     # the hands of every seat are in the view, names and all, for the toggle to show
@@ -264,7 +268,7 @@ def test_card_faces_read_as_the_text_trace_does(made):
 def test_pig_has_nothing_hidden(made):
     page, doc, events, _ = made["pig"]
     assert not any(z.get("hidden") for z in doc["zones"])
-    assert re.search(r'<input id="toggle-hidden"[^>]*disabled', page)
+    assert '<input id="toggle-hidden"' not in page and "hidden hands" not in page      # no toggle for nothing
     full = replay.expand(doc)
     for view, e, s in zip(full, events, states(events)):
         assert [view["score:0"], view["score:1"]] == s["scores"][:2]
@@ -386,3 +390,28 @@ def test_the_script_parses(made):
     checked = subprocess.run([node, "--check", "-"], input=script[0], capture_output=True, text=True, timeout=60,
                              check=False)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_battlesheep_step_k_is_move_k(made):
+    """Step 0 is the start, step K the K-th move, as the text trace numbers it."""
+    _, doc, _, _ = made["battlesheep"]
+    for k, step in enumerate(doc["steps"][1:-1], start=1):
+        assert step["text"].startswith(f"{k}. seat {step['seat']} "), (k, step["text"])
+
+
+def test_the_blacksheep_result_has_no_raw_lists(made):
+    """The last step says the result in words ("seat 0 has 2 triplets, ..."), never as a
+    Python list ("triplets [2, 2, 4]")."""
+    _, doc, _, text = made["blacksheep"]
+    for said in (doc["steps"][-1]["text"], text.splitlines()[-1]):
+        assert not re.search(r"\[\d+(, \d+)+\]", said), said
+
+
+def test_a_replay_for_a_report_links_back_to_it(tmp_path):
+    path = replay.write_replay(tmp_path / "r.html", "pig", 2, {}, ["hold", "random"], 3, 1,
+                               report={"href": "../pig-seats.html", "title": "Pig: seats & <turns>"})
+    page = path.read_text(encoding="utf-8")
+    assert document(page)["report"] == {"href": "../pig-seats.html", "title": "Pig: seats & <turns>"}
+    link = re.search(r'<a id="back-to-report" href="([^"]+)">([^<]*)</a>', page)
+    assert link and link.group(1) == "../pig-seats.html"
+    assert link.group(2) == "&larr; back to the report: Pig: seats &amp; &lt;turns&gt;"

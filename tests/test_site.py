@@ -3,7 +3,9 @@ sidecars, figure specs), replays, and bad input."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import re
 import shutil
@@ -192,6 +194,11 @@ def test_a_report_without_sidecar_renders_from_its_markdown(reports: Path, tmp_p
     for src in ("seats/seat0-edge.png", "seats/length.png"):
         assert f'src="{src}"' in page and (out / src).is_file()
     assert "Edited by hand." in (out / "grid.html").read_text()
+    # each Markdown table downloads as CSV: its header and cells as the Markdown has them
+    links = re.findall(r'<a class="csv-link" href="([^"]+)"', page)
+    assert links == [f"seats/table-{k}.csv" for k in range(1, len(md_tables((old / "seats.md").read_text())) + 1)]
+    for link, table in zip(links, md_tables((old / "seats.md").read_text())):
+        assert list(csv.reader(io.StringIO((out / link).read_text()))) == table
     assert not (out / "assets").exists()          # no interactive figure: no plotly either
 
 
@@ -288,7 +295,9 @@ def test_seat_advantage_records_replays_and_the_page_links_them(reports: Path, t
     links = re.findall(r'<a class="replay-link" href="(replays/seats-\d+\.html)">', page)
     assert len(links) == len(records) == len(calls)
     assert all((tmp_path / "s" / link).is_file() for link in links)
-    assert all(set(c) == set(site.REPLAY_KEYS) for c in calls)          # only the documented keys
+    assert all(set(c) == {*site.REPLAY_KEYS, "report"} for c in calls)   # only the documented keys
+    # each replay page links back to its report's page, from SITE/replays/
+    assert all(c["report"] == {"href": "../seats.html", "title": "Pig: seat advantage"} for c in calls)
     assert html.escape(site.trace_command(longest), quote=False) in page
 
     # without a viewer: the commands alone, no dead link
@@ -357,3 +366,67 @@ def test_the_headline_is_read_back_from_a_report_without_sidecar() -> None:
     parts = site.split_markdown(report.render())
     assert parts["headline"] == "The answer, in one line." and parts["findings"] == ["**2p**: a bullet", "another"]
     assert site.split_markdown(Report("R", PROVENANCE).findings(["only"]).render())["headline"] == ""
+
+
+def test_a_figure_after_the_findings_is_its_own_figure_in_a_page_from_markdown(tmp_path: Path) -> None:
+    """A skill ladder's report opens its body with a figure right after the findings: from
+    the Markdown alone, the image was read as more words of the last finding."""
+    folder = tmp_path / "r"
+    report = Report("Pig: skill ladder", PROVENANCE)
+    report.findings(["**32 against 16**: a gain", "Against hold: from 15.5% to 22.2%,\nover two lines"])
+    report.figure("ladder/ladder.png", "Win rate of 2b against b.").heading("Each doubling").paragraph("Text.")
+    (folder / "ladder").mkdir(parents=True)
+    (folder / "ladder" / "ladder.png").write_bytes(b"\x89PNG not really")
+    report.write(folder / "ladder.md")
+    (folder / "ladder" / "report.json").unlink()              # an older report: no saved data
+    parts = site.split_markdown((folder / "ladder.md").read_text())
+    assert parts["findings"] == ["**32 against 16**: a gain", "Against hold: from 15.5% to 22.2%, over two lines"]
+    assert parts["body"].startswith("![Win rate of 2b against b.](ladder/ladder.png)")
+    site.build(folder, tmp_path / "s")
+    page = (tmp_path / "s" / "ladder.html").read_text()
+    findings = page[page.index('id="findings"'):page.index("</section>")]
+    assert "<img" not in findings and "Win rate" not in findings
+    assert page.count('<img src="ladder/ladder.png" alt="Win rate of 2b against b."') == 1
+    assert (tmp_path / "s" / "ladder" / "ladder.png").is_file()
+
+
+def test_each_table_downloads_as_csv_with_every_column_exact(reports: Path, built: Path) -> None:
+    for name in ("grid", "seats"):
+        page = (built / f"{name}.html").read_text()
+        tables = [t for t in saved.read_sidecar(reports / f"{name}.md")["sections"] if t["type"] == "table"]
+        links = re.findall(r'</table></div><p class="table-tools"><a class="csv-link" href="([^"]+)" '
+                           r'download="([^"]+)">', page)
+        assert [link for link, _ in links] == [f"{name}/table-{k}.csv" for k in range(1, len(tables) + 1)]
+        for (link, download), table in zip(links, tables):
+            assert download == link.replace("/", "-")
+            rows = list(csv.DictReader(io.StringIO((built / link).read_text())))
+            assert len(rows) == len(table["rows"]) > 0
+            for got, want in zip(rows, table["rows"]):
+                assert list(got) == list(want)            # every column of the data, X_lo and X_hi too
+                for key, value in want.items():
+                    if isinstance(value, float):
+                        assert float(got[key]) == value, (link, key)      # exact, not the rounded text
+                    else:
+                        assert got[key] == ("" if value is None else str(value)), (link, key)
+    assert any("win_rate_lo" in (built / f"seats/table-{k}.csv").read_text() for k in (1, 2))
+
+
+def test_the_index_line_is_the_headline_else_the_first_finding(reports: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy, ignore=shutil.ignore_patterns("site"))
+    sidecar = saved.sidecar_path(copy / "grid.md")
+    data = json.loads(sidecar.read_text())
+    data["headline"] = "Child start **2 tokens** is fairest"
+    sidecar.write_text(json.dumps(data))
+    site.build(copy, tmp_path / "s")
+    index = (tmp_path / "s" / "index.html").read_text()
+    lines = re.findall(r'<a class="report-link" href="([^"]+)">.*?<p class="headline">(.*?)</p></li>', index)
+    assert dict(lines)["grid.html"] == "Child start <strong>2 tokens</strong> is fairest"
+    first = saved.read_sidecar(copy / "seats.md")["findings"][0]
+    assert dict(lines)["seats.html"] == site._inline(first, set())          # no headline: the first finding
+    # the search box filters on the words of the title, the line and the game
+    assert 'id="filter"' in index
+    words = {link: text for text, link in re.findall(r'<li data-search="([^"]+)"><a class="report-link" '
+                                                     r'href="([^"]+)"', index)}
+    assert "fairest" in words["grid.html"] and "bobby sitter" in words["grid.html"]
+    assert "pig" in words["seats.html"] and "fairest" not in words["seats.html"]

@@ -46,3 +46,8 @@ def ordinal(n: int) -> str:
 
 def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def per_seat(counts: Iterable[int], word: str, words: str | None = None) -> str:
+    """One count per seat in words: `seat 0 has 2 triplets, seat 1 has 1, seat 2 has 4`."""
+    return ", ".join(f"seat {q} has {plural(n, word, words) if q == 0 else n}" for q, n in enumerate(counts))

@@ -141,21 +141,28 @@
     keys.forEach(function (key) {
       var cell = board[key];
       var owner = cell[0], height = cell[1], tile = cell[2];
+      var stacked = owner >= 0 && height > 0;
       var c = centre(key);
+      // a hex says its coordinates on hover (its title); they are written on it only while
+      // no stack stands there, so a label never covers a stack
+      svg += "<g><title>(" + esc(key) + ")" + (stacked ? ": " + esc(doc.seats[owner].name) + ", " + height +
+        " sheep" : "") + "</title>";
       // an occupied pasture is tinted with its owner's colour, a free one keeps its tile's green
       svg += '<polygon class="hex ' + (owner >= 0 ? "occupied" : "t" + (tile < 0 ? 0 : tile % 4)) + '" points="' +
         corners(c, HEX - 1) + '"/>';
       if (owner >= 0) {
         svg += '<polygon class="own" points="' + corners(c, HEX - 1) + '" style="fill:' + seatColour(owner) + '"/>';
       }
-      svg += '<text class="coord" x="' + c[0].toFixed(1) + '" y="' + (c[1] + HEX * 0.76).toFixed(1) + '">' +
-        esc(key) + "</text>";
-      if (owner >= 0 && height > 0) {
-        svg += '<circle class="stack" cx="' + c[0].toFixed(1) + '" cy="' + (c[1] - 3).toFixed(1) + '" r="' +
+      if (stacked) {
+        svg += '<circle class="stack" cx="' + c[0].toFixed(1) + '" cy="' + c[1].toFixed(1) + '" r="' +
           (HEX * 0.5).toFixed(1) + '" style="stroke:' + seatColour(owner) + '"/>' +
-          '<text class="height" x="' + c[0].toFixed(1) + '" y="' + (c[1] - 3).toFixed(1) + '" style="fill:' +
+          '<text class="height" x="' + c[0].toFixed(1) + '" y="' + c[1].toFixed(1) + '" style="fill:' +
           seatColour(owner) + '">' + height + "</text>";
+      } else {
+        svg += '<text class="coord" x="' + c[0].toFixed(1) + '" y="' + (c[1] + HEX * 0.62).toFixed(1) + '">' +
+          esc(key) + "</text>";
       }
+      svg += "</g>";
       if (marked[key]) top += '<polygon class="mark ' + marked[key] + '" points="' + corners(c, HEX - 3) + '"/>';
     });
     if (mark && mark.from) {
@@ -219,37 +226,62 @@
     $("board").innerHTML = '<div class="table">' + table + '</div><div class="seats">' + panels + "</div>";
 
     var who = step.seat === null || step.seat === undefined ? "" : " &middot; seat " + step.seat;
-    $("event").innerHTML = '<div class="event-head">step ' + (k + 1) + " &middot; " + esc(step.event.replace(/_/g, " ")) +
+    $("event").innerHTML = '<div class="event-head">step ' + k + " &middot; " + esc(step.event.replace(/_/g, " ")) +
       who + '</div><pre class="event-text">' + esc(step.text) + "</pre>";
-    $("status").innerHTML = '<span class="now">now</span> ' + esc(step.status);
-    $("counter").textContent = "step " + (k + 1) + " of " + n;
+    // the picture is the state after this step's event, so the status says who acts next
+    $("status").innerHTML = '<span class="now">' + (k === n - 1 ? "end" : "next") + "</span> " + esc(step.status);
+    $("counter").textContent = "step " + k + " of " + (n - 1);
     $("slider").value = String(k);
     $("prev").disabled = k === 0;
     $("first").disabled = k === 0;
     $("next").disabled = k === n - 1;
     $("last").disabled = k === n - 1;
-    try { history.replaceState(null, "", "#step=" + (k + 1)); } catch (e) { /* some viewers forbid it */ }
+    try { history.replaceState(null, "", "#step=" + k); } catch (e) { /* some viewers forbid it */ }
   }
   function go(to) {
     var next = Math.max(0, Math.min(n - 1, to));
     if (next !== k) { k = next; render(); }
+    if (k === n - 1) pause();
   }
 
+  // autoplay: a step every PLAY_MS until the end or a click on pause; play at the end
+  // starts again from the start
+  var PLAY_MS = 900;
+  var timer = null;
+  function pause() {
+    if (timer === null) return;
+    clearInterval(timer);
+    timer = null;
+    $("play").innerHTML = "&#x25B6; play";
+    $("play").setAttribute("aria-pressed", "false");
+  }
+  function play() {
+    if (k === n - 1) go(0);
+    timer = setInterval(function () { go(k + 1); }, PLAY_MS);
+    $("play").innerHTML = "&#x275A;&#x275A; pause";
+    $("play").setAttribute("aria-pressed", "true");
+  }
+  function togglePlay() { if (timer === null) play(); else pause(); }
+
+  $("play").addEventListener("click", togglePlay);
   $("prev").addEventListener("click", function () { go(k - 1); });
   $("next").addEventListener("click", function () { go(k + 1); });
   $("first").addEventListener("click", function () { go(0); });
   $("last").addEventListener("click", function () { go(n - 1); });
   $("slider").addEventListener("input", function () { go(parseInt($("slider").value, 10)); });
-  $("toggle-hidden").addEventListener("change", function () { showHidden = $("toggle-hidden").checked; render(); });
+  if ($("toggle-hidden")) {       // only a game that hides something has the toggle
+    $("toggle-hidden").addEventListener("change", function () { showHidden = $("toggle-hidden").checked; render(); });
+    $("toggle-hidden").checked = false;
+  }
   document.addEventListener("keydown", function (e) {
     if (e.target === $("slider") || e.altKey || e.ctrlKey || e.metaKey) return;    // the slider steps itself
     if (e.key === "ArrowLeft") { go(k - 1); e.preventDefault(); }
     else if (e.key === "ArrowRight") { go(k + 1); e.preventDefault(); }
     else if (e.key === "Home") { go(0); e.preventDefault(); }
     else if (e.key === "End") { go(n - 1); e.preventDefault(); }
+    else if (e.key === " " && e.target.tagName !== "BUTTON") { togglePlay(); e.preventDefault(); }
   });
   var linked = /^#step=(\d+)$/.exec(location.hash);
-  if (linked) k = Math.max(0, Math.min(n - 1, parseInt(linked[1], 10) - 1));
-  $("toggle-hidden").checked = false;
+  if (linked) k = Math.max(0, Math.min(n - 1, parseInt(linked[1], 10)));
   render();
 })();

@@ -24,9 +24,15 @@ The document, format "sheepsim-replay/1":
                            cards[card id] = index of its face
     zones                  [{id, kind, label, owner, hidden, layout, max, optional}]
     steps                  one per JSON event: {event, seat, text, status, mark,
-                           winners, set}; `set` holds the zones whose value changed
+                           winners, set}; `status` says who acts next (the state after
+                           the event); `set` holds the zones whose value changed
                            since the step before (the first step holds every zone); a
                            "hex" zone's value is a dict and changes key by key
+    report                 optional {href, title}: the report the replay was made for
+                           (the site's replays), linked as "back to the report"
+
+Step 0 is the start and step K the game's K-th decision (Battle Sheep's move K), so the
+page's step counter and its address (#step=K) read as the text trace numbers moves.
 
 Zone kinds and their values:
 
@@ -40,7 +46,8 @@ Zone kinds and their values:
     hex      {"q,r": [owner or -1, height, tile or -1]} for every pasture hex
 
 A zone with hidden=true is private (a hand) or face down (a draw pile): the page shows
-its backs and count until "show hidden hands" is ticked. The view keeps every card, so
+its backs and count until "show hidden hands" is ticked (a game with no such zone has
+no toggle). The view keeps every card, so
 each card of a state is in exactly one zone at every step.
 """
 
@@ -507,6 +514,9 @@ def page(doc: dict) -> str:
     """The self-contained HTML page of a replay document."""
     e = html.escape
     prov = doc["provenance"]
+    report = doc.get("report")
+    back = (f'<nav class="back"><a id="back-to-report" href="{e(report["href"], quote=True)}">&larr; back to the '
+            f'report: {e(report["title"])}</a></nav>' if report else "")
     title = f"{doc['title']} replay: game {prov['game']} of seed {prov['seed']}, {prov['players']} players"
     policies = ", ".join(f"seat {q} {pol}" for q, pol in enumerate(prov["policies"]))
     facts = [("game", f"{doc['title']} ({doc['game']}), game {prov['game']} of the run of seed {prov['seed']}"),
@@ -525,7 +535,8 @@ def page(doc: dict) -> str:
     n = len(doc["steps"])
     plain = f"{doc['title']} game {prov['game']} of seed {prov['seed']}, {prov['players']} players"
     heading = "" if doc["heading"] == plain else f'<p class="heading">{e(doc["heading"])}</p>'
-    hidden = any(z.get("hidden") for z in doc["zones"])
+    toggle = ('<label class="toggle" title="hands and face-down piles"><input id="toggle-hidden" type="checkbox"> '
+              'show hidden hands</label>' if any(z.get("hidden") for z in doc["zones"]) else "")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -539,6 +550,7 @@ def page(doc: dict) -> str:
 </head>
 <body class="game-{e(doc['game'])}">
 <header>
+{back}
 <h1>{e(doc['title'])} <span class="sub">game {prov['game']} of seed {prov['seed']} &middot; {prov['players']} players</span></h1>
 {heading}
 <details id="provenance"><summary>rules, policies and how to make this page again</summary>
@@ -546,15 +558,14 @@ def page(doc: dict) -> str:
 </details>
 </header>
 <nav class="controls" aria-label="replay controls">
-<button id="first" type="button" title="first step (Home)">&laquo; first</button>
+<button id="play" type="button" title="play the game step by step (space)" aria-pressed="false">&#x25B6; play</button>
+<button id="first" type="button" title="the start (Home)">&laquo; first</button>
 <button id="prev" type="button" title="step back (left arrow)">&#x25C0; back</button>
 <input id="slider" type="range" min="0" max="{n - 1}" value="0" step="1" aria-label="step">
 <button id="next" type="button" title="step forward (right arrow)">forward &#x25B6;</button>
 <button id="last" type="button" title="last step (End)">last &raquo;</button>
-<span id="counter" aria-live="polite">step 1 of {n}</span>
-<label class="toggle{"" if hidden else " none"}" title="{"hands and face-down piles" if hidden else
-                                                          "nothing is hidden in this game"}">
-<input id="toggle-hidden" type="checkbox"{"" if hidden else " disabled"}> show hidden hands</label>
+<span id="counter" aria-live="polite">step 0 of {n - 1}</span>
+{toggle}
 </nav>
 <main>
 <section id="board" aria-label="the table"></section>
@@ -563,7 +574,8 @@ def page(doc: dict) -> str:
 <div id="event" aria-live="polite"></div>
 <h2>seats</h2>
 <ul id="legend">{legend}</ul>
-<p class="keys">keys: &larr; &rarr; step, Home/End first/last. The address ends #step=K to link a step.</p>
+<p class="keys">keys: &larr; &rarr; step, Home/End first/last, space plays or pauses. Step 0 is the start,
+step K the K-th decision; the address ends #step=K to link a step.</p>
 </aside>
 </main>
 <script type="application/json" id="replay-data">{_script_json(doc)}</script>
@@ -659,9 +671,11 @@ def trace_command(game, rules, policies: list[str], seed: int, game_index: int, 
 
 
 def write_replay(path: Path, game: str, players: int, options: dict[str, Any], policies: list[str], seed: int,
-                 index: int, rotate: bool = True, label: str | None = None) -> Path:
+                 index: int, rotate: bool = True, label: str | None = None,
+                 report: dict[str, str] | None = None) -> Path:
     """The replay page of game `index` of a report's run (a `replays` record of the
-    report's saved data, report/saved.py): the site links each report to a few games."""
+    report's saved data, report/saved.py): the site links each report to a few games,
+    and `report` ({href, title}) links the page back to the report."""
     from ..games import get_game
     from ..policies import seat_specs
     from ..start import kernel_aux
@@ -670,4 +684,6 @@ def write_replay(path: Path, game: str, players: int, options: dict[str, Any], p
     specs = seat_specs(g.name, policies, players)
     command = trace_command(g, rules, [s.label for s in specs], seed, index, rotate, None, None)
     doc = build(g, rules, specs, seed, index, rotate, kernel_aux(g, rules, None, specs), command=command)
+    if report is not None:
+        doc["report"] = dict(report)
     return write(path, doc)[0]

@@ -1,10 +1,12 @@
 """`sheepsim report`: the reports as a static HTML site a designer clicks through.
 
     REPORTS/<name>.md (+ <name>/report.json, figures, their data specs)
-        --> SITE/index.html              every report: title, first finding, link
+        --> SITE/index.html              every report: title, headline, link; a search box
+                                         filters them
             SITE/<name>.html             one page per report: findings first, then the
                                          Markdown's content, then provenance
             SITE/<name>/<figure>.png     the figures, copied
+            SITE/<name>/table-<k>.csv    each table of the page as CSV, linked under it
             SITE/assets/plotly.min.js    plotly, copied once from the Python package
             SITE/replays/<name>-<k>.html the replays a report names (report/replay.py)
 
@@ -12,7 +14,11 @@ Nothing is re-run: a page is made from the report's sidecar (report/saved.py) wh
 has a current one, else from its Markdown alone (an older report: its tables and PNGs,
 rendered by markdown-it). A figure whose data spec matches its PNG is drawn with plotly
 (report/interactive.py), the PNG kept as the fallback where scripts do not run. Tables
-sort by a click on a header (numbers by value, "51.2% [50.3, 52.1]" by its 51.2).
+sort by a click on a header (numbers by value, "51.2% [50.3, 52.1]" by its 51.2), scroll
+sideways when wider than the page, and download as CSV: a sidecar's table with every
+column of its data and the exact values (X_lo and X_hi beside X), a Markdown table with
+its cells' text. The index line under a report's title is its headline (the sidecar's
+`headline`), else its first finding.
 Every page works from disk (file://): it loads nothing but the site's own files.
 
 The site is built in a hidden folder beside SITE and renamed into place, so a failure
@@ -22,12 +28,15 @@ folder is refused, never replaced.
 
 Markers for tests and browser checks: an interactive figure's container has class
 `figure-interactive` and holds the plotly div (class `plotly-graph-div`), a table has
-class `sortable`, an index link has class `report-link`, a replay link `replay-link`.
+class `sortable` and its CSV link class `csv-link`, an index link has class `report-link`
+(its line `headline`, the search box id `filter`), a replay link `replay-link`.
 """
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import os
 import re
@@ -67,7 +76,8 @@ class Page:
     from_data: bool                     # made from a sidecar (interactive figures, exact table values)
     interactive: int = 0                # figures drawn with plotly
     scripts: bool = False               # the page loads plotly
-    headline: str = ""                  # Markdown: the sentence answering the report's question
+    headline: str = ""                  # Markdown: the sentence answering the report's question; the
+                                        # index's line under the title ("": the first finding)
 
 
 @dataclass
@@ -227,11 +237,24 @@ def _page(md: Path, reports: Path, folder: Path, names: set[str], site: Site) ->
 
 class _Figures:
     """Copies the figures a page shows into the site (same path below it as below
-    REPORTS) and numbers them."""
+    REPORTS) and numbers them; writes its tables as CSV beside them."""
 
-    def __init__(self, reports: Path, folder: Path) -> None:
-        self.reports, self.folder, self.count = reports, folder, 0
+    def __init__(self, reports: Path, folder: Path, name: str) -> None:
+        self.reports, self.folder, self.name, self.count, self.tables = reports, folder, name, 0, 0
         self.home = reports.resolve()
+
+    def csv(self, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+        """Write the page's next table to SITE/<name>/table-<k>.csv; the link under it."""
+        self.tables += 1
+        link = f"{self.name}/table-{self.tables}.csv"
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(["" if v is None else v for v in row] for row in rows)
+        _write(self.folder / link, buffer.getvalue())
+        href = html.escape(link, quote=True)
+        return (f'<p class="table-tools"><a class="csv-link" href="{href}" download="{self.name}-table-'
+                f'{self.tables}.csv">Download CSV</a></p>')
 
     def copy(self, link: str) -> str | None:
         """The figure's path in the site, or None when it is missing or lies outside REPORTS."""
@@ -253,7 +276,7 @@ class _Figures:
 
 def _page_from_data(name: str, data: Mapping[str, Any], reports: Path, folder: Path, names: set[str],
                     site: Site) -> Page:
-    figures = _Figures(reports, folder)
+    figures = _Figures(reports, folder, name)
     parts: list[str] = []
     if data.get("description"):
         parts.append(f'<div class="description">{_markdown(data["description"], names)}</div>')
@@ -269,14 +292,14 @@ def _page_from_data(name: str, data: Mapping[str, Any], reports: Path, folder: P
         elif kind == "paragraph":
             parts.append(_markdown(section.get("text", ""), names))
         elif kind == "table":
-            parts.append(_table(section, names))
+            parts.append(_table(section, names, figures))
         elif kind == "figure":
             text, drawn = _figure(section, reports, figures, names)
             parts.append(text)
             interactive += drawn
     replays = data.get("replays") or []
     if replays:
-        parts.append(_replays(name, replays, folder, site))
+        parts.append(_replays(name, data.get("title") or name, replays, folder, site))
         contents.append(("replays", "Replays"))
     parts.append(_provenance(data.get("provenance") or {}))
     contents.append(("provenance", "Provenance"))
@@ -323,9 +346,10 @@ def _script_json(data: Any) -> str:
     return json.dumps(saved.jsonable(data), separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
 
 
-def _table(section: Mapping[str, Any], names: set[str]) -> str:
+def _table(section: Mapping[str, Any], names: set[str], figures: _Figures) -> str:
     """A sidecar table: the Markdown's cell texts, each numeric cell carrying its value
-    (data-sort) so that sorting goes by the number, not the text."""
+    (data-sort) so that sorting goes by the number, not the text; its CSV holds every
+    column of the data, exact."""
     columns = section.get("columns", [])
     head = "".join(f'<th scope="col"{_num(c)}>{html.escape(str(c.get("header", c.get("key", ""))))}</th>'
                    for c in columns)
@@ -341,8 +365,10 @@ def _table(section: Mapping[str, Any], names: set[str]) -> str:
         rows.append("<tr>" + "".join(tds) + "</tr>")
     caption = section.get("caption")
     note = f'<p class="caption">{_inline(caption, names)}</p>' if caption else ""
+    keys = list(dict.fromkeys(k for record in section.get("rows", []) for k in record))
+    download = figures.csv(keys, [[record.get(k) for k in keys] for record in section.get("rows", [])])
     return (f'<div class="table-wrap"><table class="sortable"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>{note}')
+            f'<tbody>{"".join(rows)}</tbody></table></div>{download}{note}')
 
 
 def _num(column: Mapping[str, Any]) -> str:
@@ -396,16 +422,18 @@ def trace_command(record: Mapping[str, Any]) -> str:
     return shlex.join(words)
 
 
-def write_replay_page(path: Path, record: Mapping[str, Any]) -> bool:
+def write_replay_page(path: Path, record: Mapping[str, Any], report: Mapping[str, str]) -> bool:
     """The replay page of one `replays` record (report/replay.py's write_replay; the
-    record's keys: label, game, players, options, policies, seed, index, rotate)."""
+    record's keys: label, game, players, options, policies, seed, index, rotate), linked
+    back to its report's page (`report`: {href, title})."""
     from .replay import write_replay
-    write_replay(path, **{key: record[key] for key in REPLAY_KEYS if key in record})
+    write_replay(path, **{key: record[key] for key in REPLAY_KEYS if key in record}, report=dict(report))
     return path.is_file()
 
 
-def _replays(name: str, records: Sequence[Mapping[str, Any]], folder: Path, site: Site) -> str:
+def _replays(name: str, title: str, records: Sequence[Mapping[str, Any]], folder: Path, site: Site) -> str:
     items = []
+    back = {"href": f"../{name}.html", "title": _plain(title)}       # from SITE/replays/ to SITE/<name>.html
     for k, record in enumerate(records):
         label = html.escape(str(record.get("label", f"game {record.get('index')}")))
         if record.get("run"):
@@ -418,7 +446,7 @@ def _replays(name: str, records: Sequence[Mapping[str, Any]], folder: Path, site
         page = folder / "replays" / f"{name}-{k}.html"
         page.parent.mkdir(exist_ok=True)
         try:
-            written = write_replay_page(page, record)
+            written = write_replay_page(page, record, back)
         except Exception as exc:  # noqa: BLE001  (a replay page must not cost the designer the whole site)
             written = False
             page.unlink(missing_ok=True)
@@ -447,7 +475,7 @@ def split_markdown(text: str) -> dict[str, Any]:
     findings' text before their first bullet), findings (one Markdown string per
     bullet), body (the sections) and provenance."""
     title, description, headline, findings, body, provenance = "", [], [], [], [], []
-    part, fenced = "description", False
+    part, fenced, blank = "description", False, False
     for line in text.splitlines():
         if line.startswith("```"):
             fenced = not fenced
@@ -460,13 +488,19 @@ def split_markdown(text: str) -> dict[str, Any]:
             if part != "body":
                 continue
         if part == "findings":
+            # a bullet's text goes on in an indented line, or an unindented one right under
+            # it; after a blank line an unindented line ends the list (a figure, a table)
             if line.startswith("- "):
                 findings.append(line[2:])
-            elif line.strip() and findings:
+            elif line.strip() and findings and (line[0].isspace() or not blank):
                 findings[-1] += " " + line.strip()
             elif line.strip():
+            elif line.strip() and not findings:
                 headline.append(line.strip())
-        else:
+            elif line.strip():
+                part = "body"
+            blank = not line.strip()
+        if part != "findings":
             {"description": description, "body": body, "provenance": provenance}[part].append(line)
     return {"title": title, "description": "\n".join(description).strip(), "headline": " ".join(headline),
             "findings": findings,
@@ -475,7 +509,7 @@ def split_markdown(text: str) -> dict[str, Any]:
 
 def _page_from_markdown(md: Path, reports: Path, folder: Path, names: set[str]) -> Page:
     parts = split_markdown(md.read_text(encoding="utf-8"))
-    figures = _Figures(reports, folder)
+    figures = _Figures(reports, folder, md.stem)
     out = []
     if parts["description"]:
         out.append(f'<div class="description">{_markdown(parts["description"], names)}</div>')
@@ -496,9 +530,15 @@ def _render_body(text: str, names: set[str], figures: _Figures) -> tuple[str, li
     other reports pointing at their pages."""
     tokens = MD.parse(text)
     contents = []
+    tables: list[list[list[str]]] = []          # each table's rows of cell texts, for its CSV
     for k, token in enumerate(tokens):
         if token.type == "table_open":
             token.attrSet("class", "sortable")
+            tables.append([])
+        elif token.type == "tr_open":
+            tables[-1].append([])
+        elif token.type == "inline" and tables and tokens[k - 1].type in ("th_open", "td_open"):
+            tables[-1][-1].append("".join(c.content for c in token.children or [] if c.type != "softbreak"))
         elif token.type == "heading_open":
             token.attrSet("id", f"s-{k}")
             if token.tag == "h2":
@@ -515,9 +555,11 @@ def _render_body(text: str, names: set[str], figures: _Figures) -> tuple[str, li
                     child.attrSet("loading", "lazy")
                 elif child.type == "link_open":
                     child.attrSet("href", _link(str(child.attrGet("href") or ""), names))
-    rendered = MD.renderer.render(tokens, MD.options, {})
-    rendered = rendered.replace("<table", '<div class="table-wrap"><table').replace("</table>", "</table></div>")
-    return rendered, contents
+    pieces = MD.renderer.render(tokens, MD.options, {}).split("</table>")
+    rendered = pieces[0]
+    for rows, piece in zip(tables, pieces[1:]):
+        rendered += "</table></div>" + figures.csv(rows[0], rows[1:]) + piece
+    return rendered.replace("<table", '<div class="table-wrap"><table'), contents
 
 
 def _link(href: str, names: set[str]) -> str:
@@ -559,17 +601,23 @@ def _index(pages: Sequence[Page], reports: Path) -> str:
     parts = [(f'<p class="lead">{len(pages)} report{"s" if len(pages) != 1 else ""} from <code>'
               f'{html.escape(str(reports))}</code>, each opening with its findings. Figures with an '
               f'<span class="tag live">interactive</span> tag show each value, its 95% interval and its n on '
-              f'hover; click a table\'s header to sort it.</p>')]
+              f'hover; click a table\'s header to sort it.</p>'),
+             # shown by the script, which does the filtering
+             '<div class="filter" hidden><input type="search" id="filter" placeholder="Filter: words of a title, '
+             'headline or game" aria-label="filter the reports" autocomplete="off"> <span id="filter-count" '
+             'aria-live="polite"></span></div><p id="no-match" hidden>No report matches.</p>']
     for game in sorted(groups):
         items = []
         for page in groups[game]:
-            first = page.headline or (page.findings[0] if page.findings else "")
-            lead = _inline(first, set()) if first else "<em>no findings</em>"
+            line = page.headline or (page.findings[0] if page.findings else None)
+            lead = _inline(line, set()) if line else "<em>no findings</em>"
             tags = ('<span class="tag live">interactive</span>' if page.interactive else "") + (
                 "" if page.from_data else '<span class="tag">from Markdown</span>')
-            items.append(f'<li><a class="report-link" href="{html.escape(page.name, quote=True)}.html">'
-                         f'{_inline(page.title, set())}</a> {tags}<p class="first-finding">{lead}</p></li>')
-        parts.append(f'<section><h2>{html.escape(_game_title(game))}</h2><ul class="reports">'
+            words = " ".join([page.name, _plain(page.title), _plain(line or ""), _game_title(game)]).lower()
+            items.append(f'<li data-search="{html.escape(words, quote=True)}"><a class="report-link" '
+                         f'href="{html.escape(page.name, quote=True)}.html">{_inline(page.title, set())}</a> {tags}'
+                         f'<p class="headline">{lead}</p></li>')
+        parts.append(f'<section class="game"><h2>{html.escape(_game_title(game))}</h2><ul class="reports">'
                      f'{"".join(items)}</ul></section>')
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(f'<p class="built">Built by <code>sheepsim report</code> on {when}.</p>')
@@ -620,9 +668,13 @@ h3{font-size:1.1em;margin:1.4em 0 .4em}
 .findings .headline{font-weight:600;margin:.4em 0 .2em}
 .description{color:#333}
 nav.contents ul{display:flex;flex-wrap:wrap;gap:4px 14px;list-style:none;padding:0;margin:.8em 0;font-size:14px}
-.table-wrap{overflow-x:auto;margin:.8em 0 .3em}
+.table-wrap{overflow-x:auto;margin:.8em 0 .3em;max-width:100%}
+.table-wrap::-webkit-scrollbar{height:10px}
+.table-wrap::-webkit-scrollbar-thumb{background:#b9c0c8;border-radius:5px}
+.table-wrap::-webkit-scrollbar-track{background:var(--tint)}
 table{border-collapse:collapse;font-size:13.5px;font-variant-numeric:tabular-nums}
 th,td{border:1px solid var(--line);padding:4px 9px;vertical-align:top}
+td.num,td[style*="right"]{white-space:nowrap}
 th{background:var(--tint);text-align:left;cursor:pointer;user-select:none;white-space:nowrap}
 th.num,td.num,th[style*="right"],td[style*="right"]{text-align:right}
 th[aria-sort=ascending]::after{content:" \\25B2";font-size:.75em}
@@ -645,7 +697,12 @@ pre code{background:none;padding:0}
 ul.reports{list-style:none;padding:0}
 ul.reports li{padding:10px 0;border-bottom:1px solid #eceef1}
 .report-link{font-weight:600;font-size:1.05em}
-.first-finding{margin:.25em 0 0;color:#333;font-size:14px}
+.headline{margin:.25em 0 0;color:#333;font-size:14px}
+.filter{margin:1em 0 .5em}
+#filter{font:inherit;width:min(100%,30em);padding:6px 10px;border:1px solid #b9c0c8;border-radius:6px}
+#filter-count{color:var(--muted);font-size:13px;margin-left:.5em}
+.table-tools{margin:0 0 .4em;font-size:12.5px}
+.scroll-hint{color:var(--muted);font-size:12.5px;margin:.8em 0 -.5em}
 .tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:9px;background:#eceef1;color:var(--muted);
 vertical-align:middle}
 .tag.live{background:#e3f1e6;color:#23672f}
@@ -657,8 +714,10 @@ ul.replays li{margin:.4em 0}
 # Sorting: a click (or Enter) on a header sorts by that column, again to reverse. A
 # column sorts by number when every cell has one: data-sort when the page has the value,
 # else the cell's first number ("51.2% [50.3, 52.1]" by 51.2, "1,000" by 1000, "< 1e-300"
-# just below 1e-300); empty and "n/a" cells go last. Figures: plotly draws each spec, and
-# the PNG stays where it cannot (no script, or plotly.min.js missing).
+# just below 1e-300); empty and "n/a" cells go last. A table wider than the page scrolls
+# in its frame, and a line above it says so (a scroll bar alone is easy to miss). The
+# index's search box keeps the reports holding every word typed. Figures: plotly draws
+# each spec, and the PNG stays where it cannot (no script, or plotly.min.js missing).
 SCRIPT = """
 (function(){
 function num(td){var s=td.getAttribute('data-sort');if(s!==null)return s===''?NaN:parseFloat(s);
@@ -681,6 +740,19 @@ Array.prototype.forEach.call(head.cells,function(h){h.removeAttribute('aria-sort
 th.setAttribute('aria-sort',up?'ascending':'descending');order.forEach(function(i){body.appendChild(rows[i]);});}
 th.addEventListener('click',sort);
 th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();sort();}});});});
+document.querySelectorAll('.table-wrap').forEach(function(wrap){
+if(wrap.scrollWidth<=wrap.clientWidth+1)return;var hint=document.createElement('p');hint.className='scroll-hint';
+hint.textContent='A wide table: scroll it sideways for all '+wrap.querySelector('tr').cells.length+' columns.';
+wrap.parentNode.insertBefore(hint,wrap);});
+var filter=document.getElementById('filter');
+if(filter){var items=document.querySelectorAll('ul.reports li');filter.parentNode.hidden=false;
+var apply=function(){var words=filter.value.toLowerCase().split(/\\s+/).filter(Boolean),shown=0;
+items.forEach(function(li){var hit=words.every(function(w){return li.getAttribute('data-search').indexOf(w)>=0;});
+li.hidden=!hit;shown+=hit;});
+document.querySelectorAll('section.game').forEach(function(s){s.hidden=!s.querySelector('li:not([hidden])');});
+document.getElementById('no-match').hidden=shown>0;
+document.getElementById('filter-count').textContent=words.length?shown+' of '+items.length+' reports':'';};
+filter.addEventListener('input',apply);apply();}
 document.querySelectorAll('.figure-interactive').forEach(function(box){
 if(!window.Plotly)return;var plot=box.querySelector('.plotly-graph-div'),data=box.querySelector('script.figure-data');
 try{var fig=JSON.parse(data.textContent);box.classList.add('live');Plotly.newPlot(plot,fig.data,fig.layout,fig.config);}

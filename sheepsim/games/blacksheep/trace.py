@@ -18,7 +18,7 @@ from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
-from ..tracetext import ordinal, plural, rules_lines, seats
+from ..tracetext import ordinal, per_seat, plural, rules_lines, seats
 from .model import (ANIMAL, BLACK, DECISION_NAMES, DRAW_FROM, EAGLE_ASK, EAGLE_SKIP, JOKER, KIND_NAMES, MAGPIE_NONE,
                     MAGPIE_TAKE, MOLE_NONE, MOLE_TAKE, MOTHER_SKIP, MOTHER_TAKE, OVER, PLACE, PLACE_DONE, SETUP,
                     STOP, WHITE_NONE, WHITE_PLACE, WOLF)
@@ -308,15 +308,15 @@ def _header(rules, specs, seed: int, game: int, slots, t: _Table) -> list[str]:
 
 def _ending(last: dict, final: dict, result: dict, t: _Table) -> str:
     turn = turn_number(last)
-    triplets = f"triplets {result['triplets']}"
+    triplets = per_seat(result["triplets"], "triplet")
     if final["capped"]:
         cap = f"the turn cap (turn_cap={t.rules['turn_cap']}) stops the game after turn {turn}"
         if t.rules["cap_resolution"] == "draw":
             return f"Capped: {cap}: a draw; {triplets}"
-        zoo = [sum(z) for z in final["zoos"]]
+        zoo = per_seat([sum(z) for z in final["zoos"]], "zoo card")
         won = (f"seat {final['winner']} wins on most triplets, then most zoo cards" if final["winner"] >= 0 else
                "a draw, tied on most triplets and then on most zoo cards")
-        return f"Capped: {cap} (cap_resolution=most_triplets): {won}; {triplets}, zoo cards {zoo}"
+        return f"Capped: {cap} (cap_resolution=most_triplets): {won}; {triplets}; {zoo}"
     return f"seat {final['winner']} wins in turn {turn} with {t.to_win} triplets; {triplets}"
 
 
