@@ -136,8 +136,11 @@ def load(path: Path, scale: float = 1.0) -> Plan:
     for key in ("base", "variant"):
         if key in spec and not isinstance(spec[key], dict):
             raise _problem(path, f"[{key}] must be a table of rule options (and `deck`), e.g. [{key}] wolf = \"on\"")
-    if not spec.get("variant"):
+    if "variant" not in spec:
         raise _problem(path, "it has no [variant] table: name the rule options (or the deck) the variant "
+                             "changes, e.g. [variant] wolf = \"on\"")
+    if not spec["variant"]:
+        raise _problem(path, "its [variant] table is empty: name the rule options (or the deck) the variant "
                              "changes, e.g. [variant] wolf = \"on\"")
     strong, weak = game.skill_policies
     strong, weak = spec.get("strong", strong), spec.get("weak", weak)

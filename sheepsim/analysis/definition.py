@@ -18,6 +18,9 @@ from ..errors import SheepsimError
 
 KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid", "skill_ladder", "ratings", "learn_stop", "tune")
 COMMON = {"name", "title", "kind", "game", "seed", "description"}
+# names a report cannot take: REPORTS/<name>/ would be another tool's folder
+RESERVED = {"site": "the report site (sheepsim report)",
+            "quick-look": "the quick looks (sheepsim run --scale below 1)"}
 
 
 def _toml_problem(path: Path, exc: Exception) -> str:
@@ -73,7 +76,17 @@ def load(path: Path) -> dict[str, Any]:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", spec["name"]) or ".." in spec["name"]:
         raise SheepsimError(f"analysis file {path}: `name` {spec['name']!r} must be a plain file name (letters, "
                             f"digits, - _ .): the report is written as REPORTS/<name>.md, inside --reports")
+    if spec["name"] in RESERVED:
+        raise SheepsimError(f"analysis file {path}: `name` {spec['name']!r} is taken by "
+                            f"{RESERVED[spec['name']]} in the reports folder; choose another name")
     return spec
+
+
+def player_counts(spec: dict[str, Any], game) -> list[int]:
+    """`players` of a kind that takes several counts: one count or a list (default: the
+    game's smallest)."""
+    players = spec.get("players", [game.players[0]])
+    return [players] if _whole(players) else list(players)
 
 
 def _whole(value: Any) -> bool:
@@ -91,6 +104,7 @@ def _list_of(fits):
 # the shapes of keys several kinds share, checked before a kind reads them (a string
 # where a list belongs would otherwise be read letter by letter)
 SHAPES = {
+    "game": (lambda v: isinstance(v, str), 'a game\'s name from `sheepsim games`, e.g. "pig"'),
     "name": (lambda v: isinstance(v, str), "a string"),
     "title": (lambda v: isinstance(v, str), "a string"),
     "description": (lambda v: isinstance(v, str), "a string"),
