@@ -38,7 +38,7 @@ from ..report.markdown import format_interval
 from ..runner import simulate
 from ..start import policy_data, resolve
 from . import tables as T
-from .definition import SHAPES, read_toml
+from .definition import SHAPES, count_problem, read_toml
 from . import measures as M
 from .stats import holm_adjusted, normal_p
 
@@ -153,6 +153,9 @@ def load(path: Path, scale: float = 1.0) -> Plan:
     target = _target(path, spec.get("target_length"))
     players = spec.get("players", [game.players[0]])
     players = [players] if isinstance(players, int) else list(players)
+    problem = count_problem({"games": games}, scale)
+    if problem:
+        raise _problem(path, problem)
     plan = Plan(game, path, str(spec.get("name", path.stem)), players, int(spec.get("seed", 0)),
                 max(1, round(games * scale)), policy, strong, weak, target)
     for n in players:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SheepsimError
+from ..fileio import all_or_nothing
 
 KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid", "skill_ladder", "ratings", "learn_stop", "tune")
 COMMON = {"name", "title", "kind", "game", "seed", "description"}
@@ -82,6 +83,24 @@ def load(path: Path) -> dict[str, Any]:
     return spec
 
 
+COUNTS = ("games", "confirm_games", "against_games", "eval_games")    # games per run, scaled
+
+
+def count_problem(spec: dict[str, Any], scale: float) -> str:
+    """The first game count of the file that, times --scale, is more than a run holds
+    (analyses keep per-game rows), in words, or "": refused before any game is played,
+    not at the run that meets it."""
+    from ..runner import MAX_ROWS
+    for key in COUNTS:
+        value = spec.get(key)
+        for count in (value.values() if isinstance(value, dict) else [value]):
+            if _whole(count) and round(count * scale) > MAX_ROWS:
+                times = f" x --scale {scale:g}" if scale != 1 else ""
+                return (f"`{key}` {count:,}{times} is more than a run holds: at most {MAX_ROWS:,} games per run "
+                        f"(each game's row is kept in memory)")
+    return ""
+
+
 def player_counts(spec: dict[str, Any], game) -> list[int]:
     """`players` of a kind that takes several counts: one count or a list (default: the
     game's smallest)."""
@@ -135,12 +154,16 @@ def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None 
     if unknown:
         raise SheepsimError(f"unknown key {sorted(unknown)[0]!r} in {path}; valid keys: "
                             f"{', '.join(sorted(COMMON | set(module.KEYS)))}")
+    problem = count_problem(spec, scale)
+    if problem:
+        raise SheepsimError(f"analysis file {path}: {problem}")
     plan = module.plan(spec, scale)            # validates every cell before anything runs
     try:
         reports.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SheepsimError(f"cannot create reports folder {reports}: {exc.strerror}")
-    return module.run(spec, plan, reports, threads, progress, command(path, scale))
+    with all_or_nothing():                     # a full disk leaves no figure without its report
+        return module.run(spec, plan, reports, threads, progress, command(path, scale))
 
 
 def command(path: Path, scale: float) -> str:

@@ -3,7 +3,8 @@
     OUT/manifest.json          what was run (game, version, rules, policies, seed, games,
                                chunk size, mode, start position, versions) and, under
                                "chunks", {index: {file, sha256, bytes, games}} of every
-                               finished chunk
+                               finished chunk; "status" running, complete, or failed with
+                               the "error" that stopped it (resume redoes nothing it kept)
     OUT/chunk-000000.parquet   rows mode: games [0, chunk) one row each
     OUT/chunk-000000.json      aggregate mode: the chunk's counts (results.aggregate)
     OUT/aggregate.json         aggregate mode, once complete: all counts merged
@@ -35,7 +36,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import SheepsimError
-from ..fileio import write_atomic
+from ..fileio import disk_full, write_atomic
 from .aggregate import Aggregate
 
 MANIFEST = "manifest.json"
@@ -62,7 +63,7 @@ def _write_chunk_file(path: Path, data: bytes) -> None:
     might (a renamed file with lost contents) fails its checksum and is redone."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        with disk_full(path), open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except BaseException:
@@ -187,6 +188,16 @@ class RunFolder:
             write_atomic(self.out / AGGREGATE, aggregate.to_json())
         self.manifest["status"] = "complete"
         self.save_manifest()
+
+    def fail(self, error: str) -> None:
+        """Mark the run as stopped by `error` (resume redoes nothing it kept); the error
+        itself is what the user hears, so a write that fails here is not reported."""
+        self.manifest["status"] = "failed"
+        self.manifest["error"] = error
+        try:
+            self.save_manifest()
+        except OSError:
+            pass
 
     def close(self) -> None:
         if self.manifest.get("status") == "complete":
