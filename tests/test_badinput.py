@@ -317,3 +317,25 @@ def test_a_full_disk_stops_run_without_a_figure_left_beside_no_report(tmp_path, 
     monkeypatch.undo()
     assert run("run", str(path), "--reports", str(reports), "-q").exit_code == 0
     assert (reports / "full.md").is_file() and (reports / "full").is_dir()
+
+
+# --- summarize checks the manifest it reads ---------------------------------------------
+
+@pytest.mark.parametrize("edit,needle", [
+    ({"seed": 99.5}, "seed 99.5 is not a whole number"),
+    ({"games": -5}, "games -5 is not a positive whole number"),
+    ({"chunk_size": 0}, "chunk_size 0 is not a positive whole number"),
+    ({"policies": "random"}, "policies 'random' is not a list of policy SPECs"),
+    ({"chunks": None}, "it lists no chunks with their checksums"),
+    ({"chunks": {"0": {"file": "../elsewhere.parquet", "sha256": "0"}}}, "chunk entry '0' is not an index"),
+])
+def test_summarize_refuses_an_edited_manifest(finished, tmp_path, edit, needle):
+    import json
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest.update(edit)
+    if manifest["chunks"] is None:
+        del manifest["chunks"]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    assert_bad(run("summarize", str(copy)), "manifest.json was edited or damaged", needle, "new --out folder")

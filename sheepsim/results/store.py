@@ -245,17 +245,52 @@ def read_manifest(out: Path) -> dict[str, Any]:
         manifest = json.loads((out / MANIFEST).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         raise SheepsimError(f"{out} is not a sheepsim results folder (no readable {MANIFEST})")
+    if not isinstance(manifest, dict):
+        raise SheepsimError(f"{out / MANIFEST} is not a sheepsim manifest (not a JSON object)")
     manifest.setdefault("mode", "rows")
+    # a finished run is read as data (an unfinished one is refused by its status first)
+    problem = _manifest_problem(manifest) if manifest.get("status") == "complete" else ""
+    if problem:
+        raise SheepsimError(f"{out / MANIFEST} was edited or damaged: {problem}; run its simulate command into a "
+                            f"new --out folder")
     return manifest
+
+
+def _whole(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _manifest_problem(m: dict[str, Any]) -> str:
+    """What is wrong with a manifest's fields as simulate writes them, or "" (the
+    chunks' checksums are checked as they are read)."""
+    if not isinstance(m.get("game"), str):
+        return f"game {m.get('game')!r} is not a game's name"
+    if not _whole(m.get("seed"), 0) or m["seed"] > 2**63 - 1:
+        return f"seed {m.get('seed')!r} is not a whole number from 0 to 2^63 - 1"
+    if not _whole(m.get("games"), 1):
+        return f"games {m.get('games')!r} is not a positive whole number"
+    if not _whole(m.get("chunk_size"), 1):
+        return f"chunk_size {m.get('chunk_size')!r} is not a positive whole number"
+    if not (isinstance(m.get("policies"), list) and m["policies"] and all(isinstance(p, str) for p in m["policies"])):
+        return f"policies {m.get('policies')!r} is not a list of policy SPECs"
+    if m["mode"] not in ("rows", "aggregate"):
+        return f"mode {m['mode']!r} is not rows or aggregate"
+    rules = m.get("rules")
+    if not (isinstance(rules, dict) and _whole(rules.get("num_players"), 1)):
+        return "rules has no player count (num_players)"
+    chunks = m.get("chunks")
+    if not isinstance(chunks, dict):
+        return "it lists no chunks with their checksums (the `chunks` table)"
+    for key, entry in chunks.items():
+        if not (key.isdigit() and isinstance(entry, dict) and isinstance(entry.get("file"), str)
+                and isinstance(entry.get("sha256"), str) and Path(entry["file"]).name == entry["file"]):
+            return f"chunk entry {key!r} is not an index with its file name and sha256"
+    return ""
 
 
 def _chunks(out: Path, manifest: dict[str, Any]):
     """Verified payloads of the recorded chunks, in game order."""
-    entries = manifest.get("chunks")
-    if entries is None:               # a folder written before checksums: trust the files
-        for f in sorted(out.glob("chunk-*.parquet")):
-            yield pd.read_parquet(f)
-        return
+    entries = manifest["chunks"]      # read_manifest checked it is there
     for key in sorted(entries, key=int):
         entry = entries[key]
         try:
