@@ -309,8 +309,8 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
     from .policies import seat_specs
     from .runner import simulate as run
     from .report.summary import summary_text
-    if n_games <= 0:
-        raise SheepsimError(f"--games must be a positive number of games, not {n_games}")
+    from .runner import check_games
+    check_games(n_games, aggregate)
     _check_target(target)
     g = _game(game)
     rules, position = _rules_and_start(g, players, options, from_position)
@@ -339,7 +339,9 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
               help="Also write every number of the summary as JSON.")
 @click.option("--target-length", "target", nargs=2, type=float, default=None, metavar="SHORTEST LONGEST",
               help="Also score the length against this target range, as simulate --target-length.")
-def summarize(folder: Path, csv_path: Path | None, json_path: Path | None, target) -> None:
+@click.option("--force", is_flag=True, help="Replace the --csv and --json FILEs if they exist and create missing "
+                                         "folders for them.")
+def summarize(folder: Path, csv_path: Path | None, json_path: Path | None, target, force: bool) -> None:
     """The summary of a finished run folder (simulate --out DIR), without playing a game.
 
     \b
@@ -350,6 +352,7 @@ def summarize(folder: Path, csv_path: Path | None, json_path: Path | None, targe
     from .report.summary import summary_csv, summary_json, summary_text
     from .runner import read_run
     _check_target(target)
+    _check_files(((json_path, "--json"), (csv_path, "--csv")), force)
     run = read_run(folder)
     g = _game(run.manifest["game"])
     _write_tables(((json_path, functools.partial(summary_json, target=target)), (csv_path, summary_csv)), g, run)
@@ -361,6 +364,15 @@ def _check_target(target) -> None:
     problem = None if target is None else target_problem(*target)
     if problem:
         raise SheepsimError(f"--target-length: {problem}")
+
+
+def _check_files(files, force: bool) -> None:
+    """Each (FILE or None, option) writable, before any work: no file replaced and no
+    folder made unless --force."""
+    from .fileio import check_new_file
+    for path, option in files:
+        if path is not None:
+            check_new_file(path, option, force, "out." + option.lstrip("-"))
 
 
 def _write_tables(files, game, data) -> None:
@@ -382,7 +394,9 @@ def _write_tables(files, game, data) -> None:
               help="Also write the seat and slot tables as CSV (a `table` column tells them apart).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Also write every number of the comparison as JSON.")
-def compare(folder_a: Path, folder_b: Path, csv_path: Path | None, json_path: Path | None) -> None:
+@click.option("--force", is_flag=True, help="Replace the --csv and --json FILEs if they exist and create missing "
+                                         "folders for them.")
+def compare(folder_a: Path, folder_b: Path, csv_path: Path | None, json_path: Path | None, force: bool) -> None:
     """The paired difference A - B of two finished runs (simulate --out) made with the same
     seed and player count, whose policies or rules differ: per seat (and per player slot)
     the win rate, and the mean game length, game g of A against game g of B, with 95%
@@ -395,6 +409,7 @@ def compare(folder_a: Path, folder_b: Path, csv_path: Path | None, json_path: Pa
       sheepsim compare runs/t25 runs/t20
     """
     from .report.compare import compare_runs, comparison_csv, comparison_json, comparison_text
+    _check_files(((json_path, "--json"), (csv_path, "--csv")), force)
     c = compare_runs(folder_a, folder_b)
     g = _game(c.manifests[0]["game"])
     _write_tables(((json_path, comparison_json), (csv_path, comparison_csv)), g, c)
@@ -431,8 +446,9 @@ def examples(folder: Path, force: bool) -> None:
 @click.option("--from-run", "from_run", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Replay game --game of the finished run in DIR (simulate --out) with exactly its settings: "
                    "rules, policies, seed, rotation, deck or position (give none of them here).")
+@click.option("--force", is_flag=True, help="Replace the --html FILE if it exists and create missing folders for it.")
 def trace(game, players, policies, options, seed, no_rotate, from_position, game_index, as_json, html_path,
-          from_run) -> None:
+          from_run, force) -> None:
     """A readable log of one game: every decision and the board after it (the game of
     index --game in the run of --seed, with the same options and policies as the run).
     With --html FILE, the same game as a page that replays it step by step.
@@ -449,7 +465,7 @@ def trace(game, players, policies, options, seed, no_rotate, from_position, game
     if html_path is not None and as_json:
         raise SheepsimError("give --html FILE or --json, not both (--json prints the states, --html writes a page)")
     if html_path is not None:
-        replay.check_output(html_path)
+        replay.check_output(html_path, force)
     g = _game(game)
     deck_file, start_option, start = _deck_option(), None, None
     if from_run is not None:
@@ -519,7 +535,8 @@ def legal(file: Path, options) -> None:
               help="Also write the verdict (every row, the findings, the settings) as JSON.")
 @click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Numba threads.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def check(variant: Path, scale: float, json_path: Path | None, threads, quiet) -> None:
+@click.option("--force", is_flag=True, help="Replace the --json FILE if it exists and create missing folders for it.")
+def check(variant: Path, scale: float, json_path: Path | None, threads, quiet, force) -> None:
     """A rule variant against the base game on common seeds: one verdict table of seat 0's
     edge, length, decisiveness, comeback rate, lead changes and skill gap, each with the
     paired change, its 95% interval and a Holm-adjusted p, then the findings in words.
@@ -555,6 +572,7 @@ def check(variant: Path, scale: float, json_path: Path | None, threads, quiet) -
     """
     from .analysis import check as C
     from .fileio import write_atomic
+    _check_files(((json_path, "--json"),), force)
     plan = C.load(variant, scale)
     verdict = C.run(plan, threads, progress=not quiet)
     if json_path is not None:

@@ -134,5 +134,8 @@ def parse_assignments(items: tuple[str, ...] | list[str]) -> dict[str, str]:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise SheepsimError(f"option {item!r} must look like NAME=VALUE (see `sheepsim rules GAME`)")
+        if name.strip() in out:       # "last wins" would hide a slip in a long command line
+            raise SheepsimError(f"option {name.strip()} is given twice ({name.strip()}={out[name.strip()]} and "
+                                f"{item.strip()}); give each option once")
         out[name.strip()] = value.strip()
     return out

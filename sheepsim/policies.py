@@ -59,6 +59,8 @@ class PolicyDef:
     refuse: str = ""
     # data-file parameter name -> help (the SPEC gives a path; policy_data reads it)
     files: dict[str, str] = field(default_factory=dict)
+    # values -> what is wrong with them together, or "" (a rule no per-parameter range says)
+    check: Callable[[dict[str, float]], str] | None = None
 
     @property
     def builtin(self) -> bool:
@@ -152,14 +154,16 @@ def _split_params(name: str, params: dict[str, ParamDecl]):
 def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = None,
                     doc: str | None = None, policy_id: int | None = None, integers: tuple[str, ...] = (),
                     choices: dict[str, tuple[str, ...]] | None = None, refuse: str = "",
-                    files: dict[str, str] | None = None):
+                    files: dict[str, str] | None = None,
+                    check: Callable[[dict[str, float]], str] | None = None):
     """Decorator registering an @njit policy for `game` under `name`.
 
     `params` maps each parameter name to (default, help), (default, help, low) or
     (default, help, low, high) (inclusive bounds, None for no bound); `integers` names the
     parameters that take whole numbers only; `choices` names the values of a parameter
     that takes one of a few named values (its default the index of one); `files` maps
-    each data-file parameter to its help. Leave `policy_id` unset: it is reserved for
+    each data-file parameter to its help; `check(values)` returns what is wrong with the
+    parameter values (by name) beyond their ranges, or "". Leave `policy_id` unset: it is reserved for
     built-ins compiled into the game's dispatcher.
     """
     params, bounds = _split_params(name, dict(params or {}))
@@ -179,7 +183,7 @@ def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = 
         pid = policy_id if policy_id is not None else max(user_ids, default=USER_ID_BASE - 1) + 1
         text = doc if doc is not None else " ".join((getattr(fn, "__doc__", None) or "").split())
         _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds, frozenset(integers),
-                                            dict(choices or {}), refuse, dict(files or {}))
+                                            dict(choices or {}), refuse, dict(files or {}), check)
         return fn
     return decorate
 
@@ -218,9 +222,17 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
         raise SheepsimError(policy.refuse)
     values = {k: d for k, (d, _) in policy.params.items()}
     files: dict[str, str] = {}
+    given: set[str] = set()
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, sep, text = item.partition("=")
         key = key.strip()
+        if key in given:            # "last wins" would hide a typo in a long SPEC
+            raise SheepsimError(f"policy {policy.name} parameter {key} is given twice in {spec.strip()!r}; "
+                                f"give each parameter once")
+        given.add(key)
+        if not sep and (key in values or key in policy.files):
+            raise SheepsimError(f"policy {policy.name} parameter {key} needs a value ({key}=VALUE; allowed: "
+                                f"{'a file path' if key in policy.files else policy.allowed(key)})")
         if sep and key in policy.files:
             if not text.strip():
                 raise SheepsimError(f"policy {policy.name} parameter {key} needs a file path ({key}=PATH)")
@@ -247,6 +259,9 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
         if key in policy.integers and not values[key].is_integer():
             raise SheepsimError(f"policy {policy.name} parameter {key}={text.strip()} must be a whole number; "
                                 f"allowed: {policy.allowed(key)}")
+    problem = policy.check(values) if policy.check is not None else ""
+    if problem:
+        raise SheepsimError(f"policy {policy.name}: {problem}")
     return PolicySpec(policy, tuple(values.values()), tuple(files.items()))
 
 

@@ -180,7 +180,7 @@ def test_a_deck_file_is_read_relative_to_the_variant_file(tmp_path):
     ('game = "pig"\n[variant]\nwolf = "on"\n', "unknown pig option 'wolf'; valid options: goal, turn_cap"),
     ('game = "pig"\n[variant]\ngoal = 5\n', "goal"),
     ('game = "pig"\n', "it has no [variant] table"),
-    ('game = "pig"\n[variant]\n', "it has no [variant] table"),
+    ('game = "pig"\n[variant]\n', "its [variant] table is empty"),
     ('game = "pig"\ntarget_length = [30, 20]\n[variant]\ngoal = 50\n', "is upside down"),
     ('game = "pig"\ntarget_length = 20\n[variant]\ngoal = 50\n', "`target_length` must be [shortest, longest]"),
     ('game = "pig"\ngames = 0\n[variant]\ngoal = 50\n', "`games` must be a positive whole number"),

@@ -362,10 +362,12 @@ def test_unwritable_folder(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_existing_page_is_replaced_whole(tmp_path):
+def test_existing_page_is_replaced_whole_with_force_only(tmp_path):
     path = tmp_path / "r.html"
     path.write_text("old")
-    r = run("trace", "pig", "--seed", "2", "--html", str(path))
+    assert_bad(run("trace", "pig", "--seed", "2", "--html", str(path)), "exists; give --force to replace it")
+    assert path.read_text() == "old"
+    r = run("trace", "pig", "--seed", "2", "--html", str(path), "--force")
     assert r.exit_code == 0, r.output
     assert document(path.read_text())["provenance"]["seed"] == 2
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]

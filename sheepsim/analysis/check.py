@@ -38,7 +38,7 @@ from ..report.markdown import format_interval, unsigned_zero
 from ..runner import simulate
 from ..start import policy_data, resolve
 from . import tables as T
-from .definition import SHAPES, read_toml
+from .definition import SHAPES, count_problem, read_toml
 from . import measures as M
 from .stats import holm_adjusted, normal_p
 
@@ -136,8 +136,11 @@ def load(path: Path, scale: float = 1.0) -> Plan:
     for key in ("base", "variant"):
         if key in spec and not isinstance(spec[key], dict):
             raise _problem(path, f"[{key}] must be a table of rule options (and `deck`), e.g. [{key}] wolf = \"on\"")
-    if not spec.get("variant"):
+    if "variant" not in spec:
         raise _problem(path, "it has no [variant] table: name the rule options (or the deck) the variant "
+                             "changes, e.g. [variant] wolf = \"on\"")
+    if not spec["variant"]:
+        raise _problem(path, "its [variant] table is empty: name the rule options (or the deck) the variant "
                              "changes, e.g. [variant] wolf = \"on\"")
     strong, weak = game.skill_policies
     strong, weak = spec.get("strong", strong), spec.get("weak", weak)
@@ -150,6 +153,9 @@ def load(path: Path, scale: float = 1.0) -> Plan:
     target = _target(path, spec.get("target_length"))
     players = spec.get("players", [game.players[0]])
     players = [players] if isinstance(players, int) else list(players)
+    problem = count_problem({"games": games}, scale)
+    if problem:
+        raise _problem(path, problem)
     plan = Plan(game, path, str(spec.get("name", path.stem)), players, int(spec.get("seed", 0)),
                 max(1, round(games * scale)), policy, strong, weak, target)
     for n in players:

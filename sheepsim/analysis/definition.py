@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SheepsimError
+from ..fileio import all_or_nothing
 
 # each kind and the module under sheepsim/analysis/ that plans and runs it
 MODULES = {"seat_advantage": "seat_advantage", "policy_sweep": "sweep", "rule_variants": "variants", "grid": "grid",
@@ -23,6 +24,9 @@ MODULES = {"seat_advantage": "seat_advantage", "policy_sweep": "sweep", "rule_va
 KINDS = tuple(MODULES)
 COMMON = {"name", "title", "kind", "game", "seed", "description", "scale"}
 MAX_SCALE = 1000
+# names a report cannot take: REPORTS/<name>/ would be another tool's folder
+RESERVED = {"site": "the report site (sheepsim report)",
+            "quick-look": "the quick looks (sheepsim run --scale below the file's own)"}
 
 
 def _toml_problem(path: Path, exc: Exception) -> str:
@@ -78,7 +82,35 @@ def load(path: Path) -> dict[str, Any]:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", spec["name"]) or ".." in spec["name"]:
         raise SheepsimError(f"analysis file {path}: `name` {spec['name']!r} must be a plain file name (letters, "
                             f"digits, - _ .): the report is written as REPORTS/<name>.md, inside --reports")
+    if spec["name"] in RESERVED:
+        raise SheepsimError(f"analysis file {path}: `name` {spec['name']!r} is taken by "
+                            f"{RESERVED[spec['name']]} in the reports folder; choose another name")
     return spec
+
+
+COUNTS = ("games", "confirm_games", "against_games", "eval_games")    # games per run, scaled
+
+
+def count_problem(spec: dict[str, Any], scale: float) -> str:
+    """The first game count of the file that, times --scale, is more than a run holds
+    (analyses keep per-game rows), in words, or "": refused before any game is played,
+    not at the run that meets it."""
+    from ..runner import MAX_ROWS
+    for key in COUNTS:
+        value = spec.get(key)
+        for count in (value.values() if isinstance(value, dict) else [value]):
+            if _whole(count) and round(count * scale) > MAX_ROWS:
+                times = f" x --scale {scale:g}" if scale != 1 else ""
+                return (f"`{key}` {count:,}{times} is more than a run holds: at most {MAX_ROWS:,} games per run "
+                        f"(each game's row is kept in memory)")
+    return ""
+
+
+def player_counts(spec: dict[str, Any], game) -> list[int]:
+    """`players` of a kind that takes several counts: one count or a list (default: the
+    game's smallest)."""
+    players = spec.get("players", [game.players[0]])
+    return [players] if _whole(players) else list(players)
 
 
 def _whole(value: Any) -> bool:
@@ -96,6 +128,7 @@ def _list_of(fits):
 # the shapes of keys several kinds share, checked before a kind reads them (a string
 # where a list belongs would otherwise be read letter by letter)
 SHAPES = {
+    "game": (lambda v: isinstance(v, str), 'a game\'s name from `sheepsim games`, e.g. "pig"'),
     "name": (lambda v: isinstance(v, str), "a string"),
     "title": (lambda v: isinstance(v, str), "a string"),
     "description": (lambda v: isinstance(v, str), "a string"),
@@ -146,14 +179,18 @@ def run_file(path: Path, reports: Path, scale: float | None = None, threads: int
             and made["scale"] > scale:
         raise SheepsimError(f"{report} was made at --scale {made['scale']:g}; this run at --scale {scale:g} would "
                             f"replace it with a smaller one: write it elsewhere (--reports DIR) or pass --force")
+    problem = count_problem(spec, scale)
+    if problem:
+        raise SheepsimError(f"analysis file {path}: {problem}")
     plan = module.plan(spec, scale)            # validates every cell before anything runs
     try:
         reports.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SheepsimError(f"cannot create reports folder {reports}: {exc.strerror}")
     say(f"making {report} at --scale {scale:g}" + (f" ({why})" if why != "no report yet" else ""))
-    written = module.run(spec, plan, reports, threads, progress, command(path, scale, file_scale(spec)))
-    inputs.record(written.with_suffix(""), spec, scale)
+    with all_or_nothing():                     # a full disk leaves no figure without its report
+        written = module.run(spec, plan, reports, threads, progress, command(path, scale, file_scale(spec)))
+        inputs.record(written.with_suffix(""), spec, scale)
     return written
 
 

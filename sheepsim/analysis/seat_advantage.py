@@ -30,6 +30,7 @@ from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import policy_data
 from . import tables as T
+from .definition import player_counts
 
 KEYS = ("players", "policies", "games", "options")
 
@@ -58,7 +59,7 @@ def plan(spec: dict[str, Any], scale: float) -> list[Cell]:
         if not isinstance(count, int) or count <= 0:
             raise SheepsimError(f"games for policy {policy!r} must be a positive integer (games = N, or a table "
                                 f"with one entry per policy SPEC or name, or `default`)")
-        for players in spec.get("players", [game.players[0]]):
+        for players in player_counts(spec, game):
             rules = game.make_rules(players, options)
             specs = seat_specs(game.name, [policy], players)
             policy_data(game, rules, specs)         # the policies can play these rules (Pig's optimal)

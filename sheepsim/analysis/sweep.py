@@ -39,6 +39,7 @@ from ..policies import parse_spec, seat_specs
 from ..report.markdown import Report, format_interval
 from ..runner import simulate, versions
 from ..start import policy_data
+from .definition import player_counts
 from .stats import wilson_interval
 
 KEYS = ("players", "policy", "param", "values", "field_policy", "field_values", "field", "games",
@@ -86,7 +87,7 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
         field_values: list = [None]                          # one column: the fixed field
     else:
         field_values = [float(v) for v in spec.get("field_values", values)]
-    players = list(spec.get("players", [game.players[0]]))
+    players = player_counts(spec, game)
     p = Plan(game, players, spec["policy"], spec.get("field_policy", spec["policy"]), spec["param"], values,
              field_values, max(1, round(spec.get("games", 2000) * scale)),
              max(1, round(spec.get("confirm_games", spec.get("games", 2000)) * scale)),

@@ -24,6 +24,7 @@ from ..report.markdown import Report, format_interval
 from ..runner import simulate, versions
 from ..start import policy_data
 from . import tables as T
+from .definition import player_counts
 from .stats import holm_adjusted, normal_p, wilson_interval
 
 KEYS = ("players", "policy", "games", "options", "variants")
@@ -43,7 +44,7 @@ def plan(spec: dict[str, Any], scale: float) -> dict[str, Any]:
     variants = spec.get("variants")
     if not isinstance(variants, dict) or not variants:
         raise SheepsimError("a rule_variants analysis needs a [variants] table: name = { option = value, ... }")
-    players = list(spec.get("players", [game.players[0]]))
+    players = player_counts(spec, game)
     base = dict(spec.get("options", {}))
     for n in players:
         specs = seat_specs(game.name, [_policy_for(spec, n)], n)

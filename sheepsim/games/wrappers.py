@@ -205,6 +205,21 @@ def _typing_errors(play, specs: list[PolicySpec]):
                             f"(numba: {first[:200]})") from None
 
 
+@contextmanager
+def _user_errors(specs: list[PolicySpec]):
+    """An exception a user policy raised (numba passes it out of compiled code: the
+    policy's own `raise`, or an IndexError when run with NUMBA_BOUNDSCHECK=1) as one
+    line naming the policies; the run stops there."""
+    try:
+        yield
+    except SheepsimError:
+        raise
+    except Exception as exc:
+        names = ", ".join(sorted({p.policy.name for p in specs if not p.policy.builtin}))
+        said = " ".join(str(exc).split())[:300]
+        raise SheepsimError(f"user policy {names} raised {type(exc).__name__}{': ' + said if said else ''}") from None
+
+
 def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec], rotate: bool, seed: int,
                first: int, n: int, metrics: np.ndarray | None = None) -> np.ndarray:
     """Rows of games first .. first + n - 1; `play` is the game's play module (with
@@ -225,7 +240,10 @@ def play_chunk(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicyS
         kernel = user_kernels(play, specs)[0]
         with _typing_errors(play, specs):
             kernel(*args, 0, 0)          # compiles, on this thread, or says why not
-    run_blocks(kernel, args)
+        with _user_errors(specs):
+            run_blocks(kernel, args)
+    else:
+        run_blocks(kernel, args)
     hit = faults[faults[:, driver.F_CODE] != 0]
     if len(hit):
         raise_fault(play, hit[np.argmin(hit[:, driver.F_GAME])], specs, int(rules_arr[0]), rotate)
@@ -279,7 +297,7 @@ def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec]
         log = np.zeros((log_rows, play.GAME[driver.G_ACTION_SIZE] + 2), dtype=np.int32)   # actor, action, chance
         row = np.zeros(play.O_SIZE, dtype=np.int32)
         fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
-        with _typing_errors(play, specs):
+        with _typing_errors(play, specs), _user_errors(specs):
             t = kernel(rules_arr, aux, ids, params, slots, rngs, game, row, log, fault)
         if fault[driver.F_CODE] != 0:
             raise_fault(play, fault, specs, players, rotate)

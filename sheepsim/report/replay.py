@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import textwrap
 from collections.abc import Callable
@@ -66,7 +65,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import SheepsimError
-from ..fileio import write_atomic
+from ..fileio import check_new_file, write_atomic
 
 FORMAT = "sheepsim-replay/1"
 # seat colours, seat 0 first (Bobby Sitter seats up to 6 players); colour-blind-safe
@@ -589,19 +588,10 @@ step K the K-th decision; the address ends #step=K to link a step.</p>
 
 # --- files and runs -----------------------------------------------------------------------
 
-def check_output(path: Path) -> None:
-    """Fail before any game is played if the page cannot be written to `path`."""
-    path = Path(path)
-    if path.is_dir():
-        raise SheepsimError(f"--html {path} is a folder; give a file name, e.g. --html {path / 'replay.html'}")
-    parent = path.parent
-    if parent.exists() and not parent.is_dir():
-        raise SheepsimError(f"--html {path}: {parent} is a file, not a folder; write the page elsewhere")
-    if not parent.is_dir():
-        raise SheepsimError(f"--html {path}: the folder {parent} does not exist; create it (mkdir -p {parent}) "
-                            f"or write the page elsewhere")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise SheepsimError(f"--html {path}: the folder {parent} is not writable; write the page elsewhere")
+def check_output(path: Path, force: bool = False) -> None:
+    """Fail before any game is played if the page cannot be written to `path`, or would
+    replace a file or create folders without `force`."""
+    check_new_file(path, "--html", force, "replay.html")
 
 
 def write(path: Path, doc: dict) -> tuple[Path, int]:

@@ -54,6 +54,7 @@ from urllib.parse import unquote
 from markdown_it import MarkdownIt
 
 from ..errors import SheepsimError
+from ..fileio import disk_full
 from . import saved
 
 MARKER = ".sheepsim-site"
@@ -122,8 +123,9 @@ def build(reports: str | os.PathLike[str], out: str | os.PathLike[str] | None = 
                             f"can write") from None
     try:
         site = Site(path=target)
-        _write_site(site, reports, sources, staging)
-        _swap(staging, target)
+        with disk_full(target):
+            _write_site(site, reports, sources, staging)
+            _swap(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         _remove_made(made)

@@ -3,7 +3,8 @@
     OUT/manifest.json          what was run (game, version, rules, policies, seed, games,
                                chunk size, mode, start position, versions) and, under
                                "chunks", {index: {file, sha256, bytes, games}} of every
-                               finished chunk
+                               finished chunk; "status" running, complete, or failed with
+                               the "error" that stopped it (resume redoes nothing it kept)
     OUT/chunk-000000.parquet   rows mode: games [0, chunk) one row each
     OUT/chunk-000000.json      aggregate mode: the chunk's counts (results.aggregate)
     OUT/aggregate.json         aggregate mode, once complete: all counts merged
@@ -35,7 +36,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import SheepsimError
-from ..fileio import write_atomic
+from ..fileio import disk_full, write_atomic
 from .aggregate import Aggregate
 
 MANIFEST = "manifest.json"
@@ -62,7 +63,7 @@ def _write_chunk_file(path: Path, data: bytes) -> None:
     might (a renamed file with lost contents) fails its checksum and is redone."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        with disk_full(path), open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except BaseException:
@@ -188,6 +189,16 @@ class RunFolder:
         self.manifest["status"] = "complete"
         self.save_manifest()
 
+    def fail(self, error: str) -> None:
+        """Mark the run as stopped by `error` (resume redoes nothing it kept); the error
+        itself is what the user hears, so a write that fails here is not reported."""
+        self.manifest["status"] = "failed"
+        self.manifest["error"] = error
+        try:
+            self.save_manifest()
+        except OSError:
+            pass
+
     def close(self) -> None:
         if self.manifest.get("status") == "complete":
             # a finished run needs no lock file; removed while still held, so no writer
@@ -234,17 +245,52 @@ def read_manifest(out: Path) -> dict[str, Any]:
         manifest = json.loads((out / MANIFEST).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         raise SheepsimError(f"{out} is not a sheepsim results folder (no readable {MANIFEST})")
+    if not isinstance(manifest, dict):
+        raise SheepsimError(f"{out / MANIFEST} is not a sheepsim manifest (not a JSON object)")
     manifest.setdefault("mode", "rows")
+    # a finished run is read as data (an unfinished one is refused by its status first)
+    problem = _manifest_problem(manifest) if manifest.get("status") == "complete" else ""
+    if problem:
+        raise SheepsimError(f"{out / MANIFEST} was edited or damaged: {problem}; run its simulate command into a "
+                            f"new --out folder")
     return manifest
+
+
+def _whole(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _manifest_problem(m: dict[str, Any]) -> str:
+    """What is wrong with a manifest's fields as simulate writes them, or "" (the
+    chunks' checksums are checked as they are read)."""
+    if not isinstance(m.get("game"), str):
+        return f"game {m.get('game')!r} is not a game's name"
+    if not _whole(m.get("seed"), 0) or m["seed"] > 2**63 - 1:
+        return f"seed {m.get('seed')!r} is not a whole number from 0 to 2^63 - 1"
+    if not _whole(m.get("games"), 1):
+        return f"games {m.get('games')!r} is not a positive whole number"
+    if not _whole(m.get("chunk_size"), 1):
+        return f"chunk_size {m.get('chunk_size')!r} is not a positive whole number"
+    if not (isinstance(m.get("policies"), list) and m["policies"] and all(isinstance(p, str) for p in m["policies"])):
+        return f"policies {m.get('policies')!r} is not a list of policy SPECs"
+    if m["mode"] not in ("rows", "aggregate"):
+        return f"mode {m['mode']!r} is not rows or aggregate"
+    rules = m.get("rules")
+    if not (isinstance(rules, dict) and _whole(rules.get("num_players"), 1)):
+        return "rules has no player count (num_players)"
+    chunks = m.get("chunks")
+    if not isinstance(chunks, dict):
+        return "it lists no chunks with their checksums (the `chunks` table)"
+    for key, entry in chunks.items():
+        if not (key.isdigit() and isinstance(entry, dict) and isinstance(entry.get("file"), str)
+                and isinstance(entry.get("sha256"), str) and Path(entry["file"]).name == entry["file"]):
+            return f"chunk entry {key!r} is not an index with its file name and sha256"
+    return ""
 
 
 def _chunks(out: Path, manifest: dict[str, Any]):
     """Verified payloads of the recorded chunks, in game order."""
-    entries = manifest.get("chunks")
-    if entries is None:               # a folder written before checksums: trust the files
-        for f in sorted(out.glob("chunk-*.parquet")):
-            yield pd.read_parquet(f)
-        return
+    entries = manifest["chunks"]      # read_manifest checked it is there
     for key in sorted(entries, key=int):
         entry = entries[key]
         try:

@@ -36,6 +36,12 @@ from .progress import progress_bar
 from .stopping import halfwidths, narrow_enough
 
 DEFAULT_CHUNK = 50_000
+# The most games a run holds. Per-game rows stay in memory (40 to 200 bytes a game, and
+# a copy when the chunks are joined), so rows mode stops where that is some 20 GB;
+# aggregate mode keeps counts, flat however many games, and stops where a run would
+# take days (10^12 games at 10^7 games/s) and game indices stay far inside int64.
+MAX_ROWS = 100_000_000
+MAX_GAMES = 10**12
 
 
 @dataclass
@@ -87,11 +93,27 @@ def make_manifest(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: 
     }
 
 
+def check_games(games: int, aggregate: bool = False, what: str = "--games") -> None:
+    """A positive count within what a run holds (MAX_ROWS per-game rows, MAX_GAMES with
+    --aggregate), else a one-line error naming the maximum."""
+    if games < 1:
+        raise SheepsimError(f"{what} must be a positive number of games, not {games}")
+    if aggregate and games > MAX_GAMES:
+        raise SheepsimError(f"{what} {games:,} is more than a run holds: at most {MAX_GAMES:,} games with "
+                            f"--aggregate")
+    if not aggregate and games > MAX_ROWS:
+        raise SheepsimError(f"{what} {games:,} is more than a run holds: at most {MAX_ROWS:,} games with per-game "
+                            f"rows (each kept in memory), {MAX_GAMES:,} with --aggregate (counts only)")
+
+
 def read_run(out: Path) -> Run:
     """A finished run folder (simulate --out) as the Run simulate returned, read back
     without playing a game (its time is the one recorded). An unfinished folder is an
     error that says how to finish it."""
     manifest = read_manifest(out)
+    if manifest.get("status") == "failed":
+        raise SheepsimError(f"{out} holds a run that stopped on an error ({manifest.get('error')}); fix it and run "
+                            f"its simulate command again to finish it, then summarize")
     if manifest.get("status") != "complete":
         chunks = len(manifest.get("chunks", {}))
         raise SheepsimError(f"{out} holds an unfinished run ({chunks} chunk(s) saved); run its simulate command "
@@ -130,8 +152,7 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
     from (recorded, and named by the summary). `notify(line)` hears of a cold compile
     before it starts (minutes on a first run; default: a line on stderr, None: silent).
     Bad input raises SheepsimError before anything is written."""
-    if games < 1:
-        raise SheepsimError(f"--games must be a positive number of games, not {games}")
+    check_games(games, aggregate)
     if ci_halfwidth is not None and not 0 < ci_halfwidth < 0.5:
         raise SheepsimError(f"--ci-halfwidth must be between 0 and 0.5 (a win-rate half-width), "
                             f"not {ci_halfwidth}")
@@ -155,6 +176,10 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
         folder = RunFolder(out, manifest, old) if out is not None else None
         try:
             return _drive(job, (game, specs), runner, folder, manifest, progress, ci_halfwidth, on_chunk, notify)
+        except SheepsimError as exc:
+            if folder is not None:
+                folder.fail(str(exc))       # not "running": the folder says why it stopped
+            raise
         finally:
             if folder is not None:
                 folder.close()
@@ -195,7 +220,9 @@ def _drive(job: ChunkJob, prepared: tuple, runner, folder: RunFolder | None, man
     counts = Aggregate(players) if job.aggregate or ci_halfwidth is not None else None
     frames: list[pd.DataFrame] = []
     arrived: dict[int, Any] = {}
-    stream = runner.run(job, [i for i in range(job.chunks) if i not in loaded], prepared)
+    skip = set(loaded)                # a snapshot: the merge below pops `loaded`
+    # lazily: a list of every index would grow with the run (aggregate mode is flat)
+    stream = runner.run(job, (i for i in range(job.chunks) if i not in skip), prepared)
     bar = progress_bar(job.chunks, progress)
     last = job.chunks - 1
     try:

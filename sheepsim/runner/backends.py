@@ -8,7 +8,7 @@ touches the output folder (bad input fails with nothing written).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import SheepsimError
@@ -43,7 +43,7 @@ class LocalBackend:
         game.play_chunk(job.rules_arr, job.init, specs, job.rotate, job.seed, 0, 1)
         return time.perf_counter() - start
 
-    def run(self, job: ChunkJob, indices: list[int], prepared: tuple) -> Iterator[tuple[int, Payload]]:
+    def run(self, job: ChunkJob, indices: Iterable[int], prepared: tuple) -> Iterator[tuple[int, Payload]]:
         for index in indices:
             yield index, compute(job, index, prepared)
 

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import SheepsimError
@@ -116,7 +116,7 @@ class DaskBackend:
         """Each worker compiles its own kernels, inside the timed run (nothing to do here)."""
         return None
 
-    def run(self, job: ChunkJob, indices: list[int], prepared: tuple | None = None
+    def run(self, job: ChunkJob, indices: Iterable[int], prepared: tuple | None = None
             ) -> Iterator[tuple[int, Payload]]:
         """(index, payload) of every chunk in `indices` (ascending), as tasks finish."""
         from distributed import as_completed

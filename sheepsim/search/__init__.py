@@ -23,11 +23,20 @@ PARAMS = {
 }
 INTEGERS = ("iters", "cutoff", "nodes")
 CHOICES = {"rollout": ("random", "greedy")}
+MIN_NODES = 3               # a root, one action and its outcome: the kernel's smallest pool
+
+
+def check(values: dict[str, float]) -> str:
+    """`nodes` is 0 or at least MIN_NODES (the kernel would raise 1 and 2 silently)."""
+    nodes = values["nodes"]
+    if 0 < nodes < MIN_NODES:
+        return f"nodes={nodes:g} is too small; allowed: 0 (2 x iters + 1) or an integer from {MIN_NODES}"
+    return ""
 
 
 def register(game: str, title: str, hidden: bool, greedy: str) -> None:
     """Register `mcts` and `ismcts` for `game`; `greedy` says what rollout=greedy plays."""
-    common = dict(params=PARAMS, integers=INTEGERS, choices=CHOICES)
+    common = dict(params=PARAMS, integers=INTEGERS, choices=CHOICES, check=check)
     what = (f"every iteration plays to the end with the rollout policy (random, or greedy: {greedy}), max-n "
             f"backups (each seat maximises its own win share), chance outcomes as chance nodes; "
             f"plays the most visited action")
