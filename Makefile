@@ -4,7 +4,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SCALE ?= 1
 ANALYSES := $(wildcard analyses/*.toml)
 
 .PHONY: all reports test test-checked bench clean clean-cache
@@ -18,10 +17,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --no-compile -e '.[test]'
 	touch $(STAMP)
 
-# Regenerate every report; SCALE=10 multiplies every game count (tighter intervals).
-# Then the site to click through: reports/site/index.html (made from the saved outputs).
+# Every report at the scale its analysis file records, remade only where its inputs
+# changed (the analysis file, its scale, a sheepsim source it was made from:
+# reports/<name>/inputs.json); each line says which. One process per file, so that each
+# report records only the sources its own run read. Then the site to click through:
+# reports/site/index.html (made from the saved outputs).
 reports: $(STAMP)
-	@for f in $(ANALYSES); do $(BIN)/sheepsim run $$f --scale $(SCALE) || exit 1; done
+	@for f in $(ANALYSES); do $(BIN)/sheepsim run $$f --only-changed || exit 1; done
 	$(BIN)/sheepsim report reports --out reports/site
 
 # Two pytest workers (pytest-xdist), one file each at a time: numba compiles on one core,

@@ -566,25 +566,35 @@ def check(variant: Path, scale: float, json_path: Path | None, threads, quiet) -
 
 
 @cli.command("run")
-@click.argument("analysis", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--scale", type=click.FloatRange(0.001, 1000), default=1.0, show_default=True,
-              help="Multiply every game count (e.g. 10 for tighter intervals, 0.1 for a quick look).")
+@click.argument("analyses", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path),
+                metavar="ANALYSIS...")
+@click.option("--scale", type=click.FloatRange(0.001, 1000), default=None,
+              help="Multiply every game count (e.g. 0.1 for a quick look). Default: the analysis file's own "
+                   "`scale`, the scale its committed report is made at (1 when the file names none).")
 @click.option("--reports", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help=f"Folder the Markdown report and figures are written to (default: reports, or "
-                   f"{QUICK_LOOK} with --scale below 1, so a quick look never replaces a full-size report).")
+              help=f"Folder the Markdown report and figures are written to (default: reports at the file's own "
+                   f"scale; {QUICK_LOOK} below it and reports/scale-S above it, so another scale never replaces "
+                   f"the committed report).")
+@click.option("--only-changed", is_flag=True,
+              help="Keep a report whose inputs (the analysis file, its scale, every sheepsim source it was made "
+                   "from, recorded in REPORTS/<name>/inputs.json) are unchanged, instead of remaking it; say "
+                   "which it did. `make reports` runs every file of analyses/ this way.")
+@click.option("--force", is_flag=True, help="Replace a report made at a larger scale than this run's.")
 @click.option("--threads", "-t", type=click.IntRange(1, 256), default=None, help="Worker threads.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, quiet) -> None:
-    """Run the analysis defined in ANALYSIS (a TOML file, e.g. one of analyses/) and write
-    its report, REPORTS/<name>.md, with its figures in REPORTS/<name>/.
+def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path | None, only_changed: bool,
+                 force: bool, threads, quiet) -> None:
+    """Run the analysis defined in each ANALYSIS (a TOML file, e.g. one of analyses/) and
+    write its report, REPORTS/<name>.md, with its figures in REPORTS/<name>/.
 
-    \b
     An analysis file names its kind and game, and may name the rest:
       kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid,
                                 skill_ladder, ratings, learn_stop or tune
       game = "pig"              a name from `sheepsim games`
       name, title, description  the report's file name (default: the file's), title, text
       seed = 0                  the master seed (default 0)
+      scale = 1                 the scale the committed report is made at (default 1):
+                                `sheepsim run FILE` and `make reports` run at it
     and the keys of its kind (games, players, options and policies take the forms of
     simulate's --games, --players, -o NAME=VALUE and --policy SPEC):
       seat_advantage  players, policies, games, options
@@ -620,13 +630,24 @@ def run_analysis(analysis: Path, scale: float, reports: Path | None, threads, qu
     Example:
       sheepsim examples && sheepsim run examples/analysis.toml --scale 0.1
       sheepsim run analyses/pig-hold-sweep.toml --scale 0.1
+      sheepsim run analyses/pig-optimal.toml --only-changed   as `make reports` runs each file
     """
-    from .analysis.definition import run_file
-    if reports is None:
-        reports = Path(QUICK_LOOK if scale < 1 else "reports")
-    path = run_file(analysis, reports, scale, threads, progress=not quiet)
-    quick = f" (a quick look at --scale {scale:g}: intervals are wider than the full report's)" if scale < 1 else ""
-    click.echo(f"report: {path}{quick}")
+    from .analysis.definition import file_scale, load, run_file
+    for analysis in analyses:
+        own = file_scale(load(analysis))
+        at = own if scale is None else scale
+        folder = reports if reports is not None else Path(
+            "reports" if at == own else QUICK_LOOK if at < own else f"reports/scale-{at:g}")
+        path = run_file(analysis, folder, at, threads, progress=not quiet, only_changed=only_changed, force=force,
+                        say=lambda line: click.echo(line, err=True))
+        if at < own and reports is None:
+            click.echo(f"report: {path} (a quick look at --scale {at:g}: intervals are wider than the committed "
+                       f"report's, made at --scale {own:g})")
+        elif at > own and reports is None:
+            click.echo(f"report: {path} (at --scale {at:g}, beside the committed report made at --scale {own:g}; "
+                       f"set `scale = {at:g}` in the analysis file to make it the committed one)")
+        else:
+            click.echo(f"report: {path}")
 
 
 @cli.command("report")

@@ -8,6 +8,7 @@ REPORTS/<name>/.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import tomllib
@@ -16,8 +17,12 @@ from typing import Any
 
 from ..errors import SheepsimError
 
-KINDS = ("seat_advantage", "policy_sweep", "rule_variants", "grid", "skill_ladder", "ratings", "learn_stop", "tune")
-COMMON = {"name", "title", "kind", "game", "seed", "description"}
+# each kind and the module under sheepsim/analysis/ that plans and runs it
+MODULES = {"seat_advantage": "seat_advantage", "policy_sweep": "sweep", "rule_variants": "variants", "grid": "grid",
+           "skill_ladder": "ladder", "ratings": "ratings", "learn_stop": "learn_stop", "tune": "tune"}
+KINDS = tuple(MODULES)
+COMMON = {"name", "title", "kind", "game", "seed", "description", "scale"}
+MAX_SCALE = 1000
 
 
 def _toml_problem(path: Path, exc: Exception) -> str:
@@ -95,6 +100,8 @@ SHAPES = {
     "title": (lambda v: isinstance(v, str), "a string"),
     "description": (lambda v: isinstance(v, str), "a string"),
     "seed": (lambda v: _whole(v) and v >= 0, "a whole number >= 0"),
+    # the scale the committed report is made at: `sheepsim run` and `make reports` use it
+    "scale": (lambda v: _number(v) and 0 < v <= MAX_SCALE, f"a number above 0 and at most {MAX_SCALE}"),
     # seat_advantage also takes a table of counts by policy name (or `default`)
     "games": (lambda v: (_whole(v) and v > 0) or (isinstance(v, dict) and v != {} and
                                                    all(_whole(n) and n > 0 for n in v.values())),
@@ -110,32 +117,58 @@ SHAPES = {
 }
 
 
-def run_file(path: Path, reports: Path, scale: float = 1.0, threads: int | None = None,
-             progress: bool = True) -> Path:
+def run_file(path: Path, reports: Path, scale: float | None = None, threads: int | None = None,
+             progress: bool = True, only_changed: bool = False, force: bool = False,
+             say=lambda line: None) -> Path:
+    """Run the analysis in PATH at `scale` (default: the file's own `scale`) and write its
+    report into REPORTS, with REPORTS/<name>/inputs.json recording what it was made from.
+
+    only_changed: keep a report whose record matches (analysis/inputs.py) instead of
+    remaking it. A report made at a larger scale than this run's is never replaced
+    unless `force`: a quick look must not overwrite an hour of games. `say` hears one
+    line: kept, or remade and why."""
     spec = load(path)
-    from . import grid, ladder, learn_stop, ratings, seat_advantage, sweep, tune, variants
-    kinds = {"seat_advantage": seat_advantage, "policy_sweep": sweep, "rule_variants": variants, "grid": grid,
-             "skill_ladder": ladder, "ratings": ratings, "learn_stop": learn_stop, "tune": tune}
-    module = kinds[spec["kind"]]
+    from . import inputs
+    scale = file_scale(spec) if scale is None else scale
+    report = reports / f"{spec['name']}.md"
+    why = inputs.stale(report, spec, scale)
+    if only_changed and why is None:
+        say(f"kept {report}: made at --scale {scale:g} from this analysis file and unchanged sources")
+        return report
+    # only this kind's module: the report's record lists the sources its run loaded
+    module = importlib.import_module(f".{MODULES[spec['kind']]}", __package__)
     unknown = set(spec) - COMMON - set(module.KEYS)
     if unknown:
         raise SheepsimError(f"unknown key {sorted(unknown)[0]!r} in {path}; valid keys: "
                             f"{', '.join(sorted(COMMON | set(module.KEYS)))}")
+    made = inputs.read(report.with_suffix(""))
+    if not force and report.is_file() and made is not None and isinstance(made.get("scale"), (int, float)) \
+            and made["scale"] > scale:
+        raise SheepsimError(f"{report} was made at --scale {made['scale']:g}; this run at --scale {scale:g} would "
+                            f"replace it with a smaller one: write it elsewhere (--reports DIR) or pass --force")
     plan = module.plan(spec, scale)            # validates every cell before anything runs
     try:
         reports.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SheepsimError(f"cannot create reports folder {reports}: {exc.strerror}")
-    return module.run(spec, plan, reports, threads, progress, command(path, scale))
+    say(f"making {report} at --scale {scale:g}" + (f" ({why})" if why != "no report yet" else ""))
+    written = module.run(spec, plan, reports, threads, progress, command(path, scale, file_scale(spec)))
+    inputs.record(written.with_suffix(""), spec, scale)
+    return written
 
 
-def command(path: Path, scale: float) -> str:
+def file_scale(spec: dict[str, Any]) -> float:
+    """The scale the analysis file says its committed report is made at (default 1)."""
+    return spec.get("scale", 1)
+
+
+def command(path: Path, scale: float, own: float = 1) -> str:
     """The command that regenerates a report, for its provenance: the analysis file as
-    found (relative to the working folder when inside it) and --scale when not 1
-    (--threads and --reports change neither the games nor the numbers)."""
+    found (relative to the working folder when inside it) and --scale when not the
+    file's own (--threads and --reports change neither the games nor the numbers)."""
     where = Path(os.path.abspath(path))
     try:
         shown = where.relative_to(Path.cwd())
     except ValueError:
         shown = where
-    return f"sheepsim run {shown.as_posix()}" + (f" --scale {scale:g}" if scale != 1 else "")
+    return f"sheepsim run {shown.as_posix()}" + (f" --scale {scale:g}" if scale != own else "")
