@@ -162,7 +162,7 @@ def _plugin_first(args: list[str]) -> str:
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="sheepsim")
+@click.version_option(package_name="sheepsim", prog_name="sheepsim")     # `python -m sheepsim` too
 @click.option("--plugin", "plugins", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE.py", help="Import a Python file that registers policies (@register_policy) "
                                       "before running the command; repeatable.")
@@ -651,6 +651,7 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
       sheepsim run analyses/pig-optimal.toml --only-changed   as `make reports` runs each file
     """
     from .analysis.definition import file_scale, load, run_file
+    from .report.saved import findings_lines
     for analysis in analyses:
         own = file_scale(load(analysis))
         at = own if scale is None else scale
@@ -666,6 +667,8 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
                        f"set `scale = {at:g}` in the analysis file to make it the committed one)")
         else:
             click.echo(f"report: {path}")
+        for line in findings_lines(path):       # what the report found, without opening it
+            click.echo(line)
 
 
 @cli.command("report")

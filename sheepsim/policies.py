@@ -30,7 +30,7 @@ game, or a built-in's name, is an error at import, not a policy nobody can selec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -92,6 +92,10 @@ class PolicySpec:
     policy: PolicyDef
     values: tuple[float, ...]
     files: tuple[tuple[str, str], ...] = ()     # (file parameter, path) given in the SPEC
+    # parameters the label names even at their default: those in which this spec differs
+    # from another spec of the same policy in one run (seat_specs), so `hold:t=20` beside
+    # `hold:t=25` does not read as a bare `hold`; not part of the spec's identity
+    shown: tuple[str, ...] = field(default=(), compare=False)
 
     def file(self, key: str) -> str | None:
         """The path the SPEC gave for file parameter `key`, None if it gave none."""
@@ -100,7 +104,7 @@ class PolicySpec:
     @property
     def label(self) -> str:
         changed = [f"{k}={self.policy.value_text(k, v)}"
-                   for (k, (d, _)), v in zip(self.policy.params.items(), self.values) if v != d]
+                   for (k, (d, _)), v in zip(self.policy.params.items(), self.values) if v != d or k in self.shown]
         changed += [f"{k}={path}" for k, path in self.files]
         return self.policy.name + (":" + ",".join(changed) if changed else "")
 
@@ -275,7 +279,20 @@ def seat_specs(game: str, specs: list[str] | tuple[str, ...], num_players: int) 
         specs = list(specs) * num_players
     if len(specs) != num_players:
         raise SheepsimError(f"give one --policy for all seats or one per seat ({num_players}), not {len(specs)}")
-    return [parse_spec(game, s) for s in specs]
+    return distinct_labels([parse_spec(game, s) for s in specs])
+
+
+def distinct_labels(specs: list[PolicySpec]) -> list[PolicySpec]:
+    """`specs` with every parameter in which two specs of one policy differ shown in
+    both labels, defaults included (`hold:t=20` and `hold:t=25`, not `hold` and
+    `hold:t=25`). Labels of a policy that appears once, or with one setting, stay short."""
+    differ: dict[str, set[str]] = {}
+    for s in specs:
+        for t in specs:
+            if s.policy.name == t.policy.name:
+                differ.setdefault(s.policy.name, set()).update(
+                    k for k, a, b in zip(s.policy.params, s.values, t.values) if a != b)
+    return [replace(s, shown=tuple(sorted(differ[s.policy.name]))) if differ[s.policy.name] else s for s in specs]
 
 
 def load_plugin(path) -> None:

@@ -171,6 +171,9 @@ def test_trace_is_readable():
     for option in R.OPTIONS:
         assert f"{option.name}={option.default}" in rules_text
     assert rules_text.endswith("(see `sheepsim rules blacksheep`)")
+    # 0 means "by player count": the rules line says what it comes to, as the header does
+    assert "hand_limit=0 (by player count: 8)" in rules_text
+    assert "triplets_to_win=0 (by player count: 5)" in rules_text
     # said once: hidden hands are shown, the watering hole, the zoo notation
     assert text.count("This view shows every hand, the hidden ones included") == 1
     assert text.count("A zoo reads species:cards, e.g. 8:2 = two\ncards of animal 8.") == 1
@@ -199,6 +202,16 @@ def test_trace_is_readable():
         assert int(seat) == e["seat"]
         if e["event"] == "draw":
             assert d.startswith(f"draws blindly from seat {e['decision'][1]}: {KIND_NAMES[e['chance']]}")
+
+
+def test_trace_header_and_rules_line_agree_on_set_limits():
+    result = run("trace", "blacksheep", "-p", "3", "--seed", "1", "--game", "0", "-o", "hand_limit=9",
+                 "-o", "triplets_to_win=3")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].endswith("3 players, 3 triplets to win, hand limit 9, species 1-12")
+    assert lines[1].startswith("rules: hand_limit=9, triplets_to_win=3 (changed from the defaults)")
+    assert "by player count" not in result.output
 
 
 def test_trace_turn_numbers_come_from_the_state_and_the_win_is_in_the_last_turn():

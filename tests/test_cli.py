@@ -46,6 +46,15 @@ def test_help_lists_every_command():
         assert sub.exit_code == 0 and "Usage:" in sub.output
 
 
+def test_version_is_the_package_version():
+    from importlib.metadata import version
+
+    import sheepsim
+    result = run("--version")
+    assert result.exit_code == 0
+    assert result.output == f"sheepsim, version {sheepsim.__version__}\n" and sheepsim.__version__ == version("sheepsim")
+
+
 def test_games_rules_policies():
     assert "battlesheep" in run("games").output
     rules = run("rules", "battlesheep")

@@ -54,6 +54,13 @@ def test_examples_default_folder_is_examples(tmp_path, monkeypatch):
     assert sorted(p.name for p in (tmp_path / "examples").iterdir()) == sorted(e.name for e in EXAMPLES)
 
 
+def test_the_readme_lists_every_example_file_and_git_ignores_the_folder():
+    readme = (ROOT / "README.md").read_text()
+    paragraph = readme.split("**Example files.**")[1].split("```")[0]
+    assert sorted(re.findall(r"`([\w-]+\.(?:json|toml))`", paragraph)) == sorted(e.name for e in EXAMPLES)
+    assert "/examples/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
 def test_examples_never_overwrite_without_force(tmp_path):
     out = tmp_path / "ex"
     _ok("examples", str(out))
@@ -90,7 +97,14 @@ def test_the_example_analysis_runs(tmp_path):
     _ok("examples", str(tmp_path))
     printed = _ok("run", str(tmp_path / "analysis.toml"), "--scale", "0.05", "--reports", str(tmp_path / "r"), "-q")
     assert f"report: {tmp_path / 'r' / 'analysis.md'}" in printed
-    assert (tmp_path / "r" / "analysis.md").read_text().startswith("# Pig: how much does moving first pay?")
+    markdown = (tmp_path / "r" / "analysis.md").read_text()
+    assert markdown.startswith("# Pig: how much does moving first pay?")
+    # the findings follow the path on the console: the report's own bullets, without Markdown marks
+    bullets = re.findall(r"^- (.*)$", markdown.split("## Findings\n\n")[1].split("\n## ")[0], re.M)
+    console = printed.split("Findings:\n")[1]
+    assert bullets and console.count("\n- ") + console.startswith("- ") == len(bullets)
+    assert " ".join(console.split()) == " ".join(re.sub(r"\*\*|`", "", " ".join("- " + b for b in bullets)).split())
+    assert "**" not in console and max(len(line) for line in console.splitlines()) <= 100
 
 
 @pytest.mark.parametrize("game,deck,cards", [("hiboufou", "hiboufou-deck.toml", 50),

@@ -55,11 +55,12 @@ def test_ratings_run_ranks_pig_policies(tmp_path):
     result = run("run", str(path), "--reports", str(tmp_path / "rep"), "-q")
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "r.md").read_text()
-    assert "Strongest: **hold**" in text and "No cycle" in text
-    assert text.split("## Findings\n\n")[1].startswith("Highest rating: hold, ")
+    # hold:t=20 is hold's default, named in full beside hold:t=10
+    assert "Strongest: **hold:t=20**" in text and "No cycle" in text
+    assert text.split("## Findings\n\n")[1].startswith("Highest rating: hold:t=20, ")
     rows = re.findall(r"^\| (\S+) \| (-?\d+) \[(-?\d+), (-?\d+)\]", text, re.M)
     ranked = [name for name, *_ in rows]
-    assert ranked == ["hold", "hold:t=10", "random"]
+    assert ranked == ["hold:t=20", "hold:t=10", "random"]
     assert (tmp_path / "rep" / "r" / "pairs.png").stat().st_size > 10_000
 
 

@@ -23,6 +23,25 @@ def test_spec_parsing_and_labels():
         get_policy("battlesheep", "nope")
 
 
+def labels(game: str, specs: list[str], players: int) -> list[str]:
+    return [s.label for s in seat_specs(game, specs, players)]
+
+
+def test_two_specs_of_one_policy_name_the_parameters_they_differ_in():
+    assert labels("pig", ["hold:t=20", "hold:t=25"], 2) == ["hold:t=20", "hold:t=25"]
+    assert labels("pig", ["hold", "hold:t=25"], 2) == ["hold:t=20", "hold:t=25"]
+    assert labels("battlesheep", ["greedy", "greedy:epsilon=1", "random"], 3) == \
+        ["greedy:epsilon=0", "greedy:epsilon=1", "random"]
+    # only the parameter that differs is added; a policy alone, or with one setting, stays short
+    assert labels("battlesheep", ["mcts:iters=64,c=2", "mcts:iters=16,c=2"], 2) == \
+        ["mcts:iters=64,c=2", "mcts:iters=16,c=2"]
+    assert labels("pig", ["hold", "random"], 2) == ["hold", "random"]
+    assert labels("pig", ["hold", "hold"], 2) == ["hold", "hold"]
+    # the full label is the same spec: it parses back to it, and compares equal to the short one
+    full, short = seat_specs("pig", ["hold", "hold:t=25"], 2)[0], parse_spec("pig", "hold")
+    assert full == short and parse_spec("pig", full.label) == short
+
+
 def test_greedy_beats_random_and_epsilon_one_is_random():
     game = get_game("battlesheep")
     rules = game.make_rules(2, {})
@@ -32,7 +51,7 @@ def test_greedy_beats_random_and_epsilon_one_is_random():
     # epsilon=1 plays random actions (drawn from the seat stream after one coin), so it
     # must lose to greedy about as often as random does
     eps = simulate(game, rules, seat_specs("battlesheep", ["greedy", "greedy:epsilon=1"], 2), 400, seed=3).results
-    eps_seat = np.where(eps["policy_0"] == "greedy", 0, 1)
+    eps_seat = np.where(eps["policy_0"] == "greedy:epsilon=0", 0, 1)
     assert (eps["winner"] == eps_seat).mean() > 0.85
 
 

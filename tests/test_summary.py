@@ -94,6 +94,54 @@ def test_draws_and_shared_wins_are_told_apart():
                row.split("|")[1].strip().isdigit()) >= 2 * shared      # each shared win counts 2+ seats
 
 
+HIBOUFOU_FORCED = ("simulate", "hiboufou", "-p", "3", "-n", "300", "--policy", "greedy", "-o", "colours=5",
+                   "-o", "colours_per_card=3", "-q")
+
+
+def _warnings(text: str) -> list[str]:
+    block = text.split("\nWarnings (")[1]
+    return [line for line in block.splitlines() if line.startswith("- ")]
+
+
+@pytest.mark.parametrize("mode", ["rows", "aggregate"])
+def test_a_degenerate_run_says_so(tmp_path, mode):
+    # the README's Hiboufou deck of 5 colours, 3 a card: seat 0 wins every game, all of one length
+    extra = ("--aggregate", "--out", str(tmp_path / "agg")) if mode == "aggregate" else ()
+    text = _ok(*HIBOUFOU_FORCED, *extra)
+    head = text.split("\nWarnings (")[1].split(":\n")[0]
+    assert "95% or more, or 1% or less, of decided games" in head
+    assert _warnings(text) == ["- seat 0 wins 100.0% [98.7, 100.0] of decided games", "- seat 1 never wins",
+                               "- seat 2 never wins", "- every game lasts exactly 13 turns",
+                               "- the deal and the seat order fix the result before anyone chooses"]
+    assert "outcome uniformity (Ludii's, of the seats' results; 0: a fair coin flip, 1: a foregone result; " \
+           "0.111\n    for 3 equal seats): 1.000" in text
+
+
+def test_uniformity_says_it_sees_seats_when_one_rotated_policy_wins_nearly_always():
+    text = _ok("simulate", "battlesheep", "-p", "2", "-n", "2000", "--policy", "greedy", "--policy", "random",
+               "--seed", "1", "-q")
+    first, *rest = text.split("outcome uniformity")[1].splitlines()
+    wrapped = [first, *[r for r in rest[:next(i for i, r in enumerate(rest) if not r.startswith("    "))]]]
+    line = " ".join(" ".join(wrapped).split())
+    assert line.startswith("(Ludii's, of the seats' results; 0: a fair coin flip, 1: a foregone result): 0.0")
+    greedy = re.search(r"\| greedy \| [\d,]+ \| [\d,]+ \| [\d,]+ \| \d+ \| (9\d\.\d% \[[\d.]+, [\d.]+\]) \|", text)
+    assert greedy, text
+    assert line.endswith(f"it sees seats, not policies: greedy wins {greedy.group(1)} of decided games, but "
+                         f"rotation gives those wins to every seat alike")
+    assert _warnings(text) == [f"- policy greedy wins {greedy.group(1)} of decided games"]
+    # the same policies not rotated: the seats show it, and the uniformity needs no note
+    fixed = _ok("simulate", "battlesheep", "-p", "2", "-n", "2000", "--policy", "greedy", "--policy", "random",
+                "--seed", "1", "--no-rotate", "-q")
+    assert "it sees seats, not policies" not in fixed and "- seat 0 wins 9" in fixed
+
+
+def test_an_ordinary_run_has_no_warnings_and_two_holds_are_told_apart():
+    text = _ok("simulate", "pig", "-n", "2000", "--policy", "hold:t=20", "--policy", "hold:t=25", "-q")
+    assert "Warnings" not in text and "it sees seats" not in text
+    assert "policies: slot 0 hold:t=20, slot 1 hold:t=25, rotated" in text
+    assert "| hold:t=20 |" in text and "| hold:t=25 |" in text
+
+
 def test_games_per_second_leave_the_compile_out():
     game = get_game("pig")
     rules = game.make_rules(2, {})
@@ -212,7 +260,15 @@ def test_a_cold_compile_is_announced_before_it_starts(monkeypatch):
         return x
     monkeypatch.setattr(W, "_on_disk", lambda kernel: False)
     cold = dataclasses.replace(game, play=types.SimpleNamespace(play_blocks=never_compiled))
-    assert W.cold_start_note(cold, builtin) == "compiling the kernels for Pig, first run only, about 15 s"
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (0.4, 0.5, 0.5))
+    monkeypatch.setattr(W.os, "cpu_count", lambda: 2)
+    assert W.cold_start_note(cold, builtin) == \
+        "compiling the kernels for Pig, first run only, about 15 s (measured on an idle 2-core machine)"
+    # a busy machine stretches the compile: the note says the load it measured
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (6.3, 5.0, 4.0))
+    assert W.cold_start_note(cold, builtin) == ("compiling the kernels for Pig, first run only, about 15 s "
+                                                "(measured on an idle 2-core machine; longer now, the load is "
+                                                "6.3 on 2 cores)")
 
     @njit
     def roller(s, rules, aux, seat, params, rng, buf):

@@ -12,16 +12,20 @@ def _value(v) -> str:
     return ",".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
 
 
-def rules_lines(rules: Rules, options: Iterable[Option], omit: Iterable[str] = ()) -> list[str]:
+def rules_lines(rules: Rules, options: Iterable[Option], omit: Iterable[str] = (),
+                resolved: dict[str, str] | None = None) -> list[str]:
     """The rules in force as a designer reads them: the options changed from their
     defaults first, then the others, as NAME=VALUE, wrapped. `omit` names options that
-    do not apply to this game (e.g. the generated-deck counts when a deck file is dealt)."""
-    omit = set(omit)
+    do not apply to this game (e.g. the generated-deck counts when a deck file is dealt);
+    `resolved` gives, after an option's value, what a value like 0 = "by player count"
+    comes to in this game, so the line agrees with the header's numbers."""
+    omit, resolved = set(omit), resolved or {}
     changed, kept = [], []
     for o in options:
         if o.name in omit:
             continue
-        (changed if rules[o.name] != o.default else kept).append(f"{o.name}={_value(rules[o.name])}")
+        note = f" ({resolved[o.name]})" if o.name in resolved else ""
+        (changed if rules[o.name] != o.default else kept).append(f"{o.name}={_value(rules[o.name])}{note}")
     if changed:
         text = f"rules: {', '.join(changed)} (changed from the defaults); the others at their defaults: "
     else:

@@ -164,14 +164,25 @@ def cold_start_note(game, specs: list[PolicySpec]) -> str | None:
         names = ", ".join(sorted({p.policy.name for p in specs if not p.policy.builtin}))
         return (f"compiling the kernels for {game.title} with user policy {names} (once per process, about "
                 f"{USER_COMPILE_SECONDS} s; the first time also the game's own hooks, about "
-                f"{game.compile_seconds} s)")
+                f"{game.compile_seconds} s; {_measured_on()})")
     kernel = builtin_kernel(play, specs)
     if kernel.signatures or _on_disk(kernel):
         return None
     if search_policies(specs):
         return (f"compiling the search kernels for {game.title}, first run only, about "
-                f"{game.compile_seconds + SEARCH_COMPILE_SECONDS} s")
-    return f"compiling the kernels for {game.title}, first run only, about {game.compile_seconds} s"
+                f"{game.compile_seconds + SEARCH_COMPILE_SECONDS} s ({_measured_on()})")
+    return f"compiling the kernels for {game.title}, first run only, about {game.compile_seconds} s ({_measured_on()})"
+
+
+def _measured_on() -> str:
+    """Where the compile estimates were measured, and the load now when it is higher: a
+    compile runs on one core, so other work on the machine stretches it (2-3x seen)."""
+    text = "measured on an idle 2-core machine"
+    try:
+        load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    except (AttributeError, OSError):        # no load average (Windows)
+        return text
+    return text + (f"; longer now, the load is {load:.1f} on {cores} cores" if load >= cores else "")
 
 
 def raise_fault(play, fault: np.ndarray, specs: list[PolicySpec], players: int, rotate: bool) -> None:

@@ -84,32 +84,52 @@ def oddities(df: pd.DataFrame, unit: str = "turns") -> list[str]:
     """Words for what makes one run's games degenerate, [] when nothing does: a seat
     that (almost) always or never wins, games that all last the same length or are
     over within one round, games stopped by the turn cap."""
-    notes = []
-    players = T.num_players(df)
-    seats = T.seat_table(df)
-    decided = int(seats["decided"].iloc[0])
-    if len(df) and decided == 0:
-        notes.append("no game has a sole winner")
-    elif decided >= 20:
-        for row in seats.itertuples():
-            rate = share(row.win_rate, row.win_rate_lo, row.win_rate_hi)
-            if row.win_rate >= ALWAYS:
-                notes.append(f"seat {row.seat} wins {rate} of decided games")
-            elif row.win_rate <= NEVER and row.fair_rate >= 0.1:
-                notes.append(f"seat {row.seat} {'never wins' if row.wins == 0 else f'wins only {rate}'}")
-    turns = df["turns"].to_numpy()
-    if turns.size and turns.min() == turns.max():
-        notes.append(f"every game lasts exactly {int(turns[0])} {unit}")
-    elif turns.size and np.median(turns) <= players:
-        notes.append(f"half the games are over within the first round ({unit} <= players)")
+    seats, turns = T.seat_table(df), df["turns"].to_numpy()
+    notes = win_notes(seats, "seat")
+    if turns.size:
+        notes += length_notes(int(turns.min()), int(turns.max()), float(np.median(turns)), T.num_players(df), unit)
     capped = int(df["capped"].sum())
     if capped:
         lo, hi = wilson_interval(capped, len(df))
         notes.append(f"{share(capped / len(df), lo, hi)} of games hit the turn cap (their length and result "
                      f"are the cap's, not the game's)")
-    if notes and any("exactly" in n for n in notes) and any("wins" in n for n in notes):
-        notes.append("the deal and the seat order fix the result before anyone chooses")
+    return notes + (foregone_note(seats, int(turns.min()), int(turns.max())) if turns.size else [])
+
+
+def win_notes(table: pd.DataFrame, key: str, always: float = ALWAYS, never: float = NEVER) -> list[str]:
+    """A seat, or a policy (`key` names the table's column), that wins at least `always`
+    or at most `never` of the decided games (never: only where its fair share is at least
+    10%), or no game with a sole winner; nothing below 20 decided games."""
+    decided = int(table["decided"].iloc[0]) if len(table) else 0
+    if len(table) and decided == 0:
+        return ["no game has a sole winner"]
+    notes = []
+    for row in table.itertuples() if decided >= 20 else ():
+        rate, who = share(row.win_rate, row.win_rate_lo, row.win_rate_hi), f"{key} {getattr(row, key)}"
+        if row.win_rate >= always:
+            notes.append(f"{who} wins {rate} of decided games")
+        elif row.win_rate <= never and row.fair_rate >= 0.1:
+            notes.append(f"{who} {'never wins' if row.wins == 0 else f'wins only {rate}'}")
     return notes
+
+
+def length_notes(shortest: int, longest: int, median: float, players: int, unit: str = "turns") -> list[str]:
+    """Games that all last the same length, or half of them over within the first round
+    (from the extremes and the median, so a length histogram serves as well as rows)."""
+    if shortest == longest:
+        return [f"every game lasts exactly {shortest} {unit}"]
+    if median <= players:
+        return [f"half the games are over within the first round ({unit} <= players)"]
+    return []
+
+
+def foregone_note(seats: pd.DataFrame, shortest: int, longest: int) -> list[str]:
+    """Every game the same length and won by the same seat: nothing a player chose
+    changed the result."""
+    games = int(seats["games"].iloc[0]) if len(seats) else 0
+    if shortest == longest and games and int(seats["wins"].max()) == games:
+        return ["the deal and the seat order fix the result before anyone chooses"]
+    return []
 
 
 def degenerate_lines(results: dict[str, pd.DataFrame], unit: str = "turns") -> list[str]:

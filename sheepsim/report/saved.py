@@ -114,6 +114,20 @@ def read_sidecar(markdown: Path) -> dict[str, Any] | None:
     return data
 
 
+def findings_lines(markdown: Path, width: int = 100) -> list[str]:
+    """A report's findings as a terminal shows them (`sheepsim run` prints them after
+    the report's path): "- " bullets wrapped to `width`, Markdown's bold and code marks
+    dropped; [] when the report has no current sidecar or no findings."""
+    import re
+    import textwrap
+    data = read_sidecar(Path(markdown)) or {}
+    lines = []
+    for finding in data.get("findings") or []:
+        plain = re.sub(r"\*\*|`", "", finding)
+        lines += textwrap.wrap("- " + plain, width, subsequent_indent="  ", break_on_hyphens=False)
+    return ["Findings:", *lines] if lines else []
+
+
 def read_figure_spec(image: Path) -> dict[str, Any] | None:
     """The data spec beside a figure when it describes this very image, else None."""
     try:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..analysis import tables as T
 from ..analysis.stats import wilson_interval
+from ..report import findings as F
 from ..report.markdown import format_interval, table_to_markdown
 from ..results import aggregate as A
 
@@ -26,6 +27,9 @@ SEAT_COLUMNS = ["seat", "games", "decided", "wins", "shared", "win_rate", "win_r
 POLICY_COLUMNS = ["policy", "games", "decided", "wins", "shared", "win_rate", "win_rate_lo", "win_rate_hi"]
 # the summary's column names (the tables' own names are the analyses' convention)
 HEADERS = {"win_rate": "win rate", "fair_rate": "fair rate", "shared": "shared wins"}
+# the summary warns of a seat or policy winning at least this share of the decided games
+# (the reports' degenerate cells start at findings.ALWAYS, 99%: a summary is read alone)
+NEARLY = 0.95
 
 
 @dataclass
@@ -139,7 +143,7 @@ def _table(df: pd.DataFrame, columns: list[str]) -> str:
                              headers=HEADERS).rstrip("\n")
 
 
-def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
+def _outcomes(c: _Counts, game, rules: dict[str, Any], rotate: bool) -> list[str]:
     """Games without a sole winner, the chi-square, capped games: the lines that say
     how much of the run the seat table does not show."""
     undecided = c.draws + (c.shared or 0)
@@ -156,9 +160,7 @@ def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
         b, lo, hi = T.balance(c.seats["wins"].to_numpy(), decided)
         lines.append("balance (1 - the largest gap between seat win rates): "
                      + format_interval(b, lo, hi, floatfmt=".3f"))
-    u, lo, hi = T.uniformity(c.seats["wins"].to_numpy(), c.games)
-    lines += _wrap("outcome uniformity (Ludii's; 0: a fair coin flip, 1: a foregone result): "
-                   + format_interval(u, lo, hi, floatfmt=".3f"))
+    lines += _wrap(_uniformity_text(c, rules["num_players"], rotate))
     cap = next((v for k, v in rules.items() if k.endswith("_cap")), None)
     lo, hi = wilson_interval(c.capped, c.games)
     if cap is not None or c.capped:
@@ -171,6 +173,41 @@ def _outcomes(c: _Counts, game, rules: dict[str, Any]) -> list[str]:
         lo, hi = wilson_interval(c.tiebreak, c.games)
         lines.append("decided by the tie-break: " + format_interval(c.tiebreak / c.games, lo, hi, percent=True))
     return lines
+
+
+def _uniformity_text(c: _Counts, players: int, rotate: bool) -> str:
+    """Outcome uniformity, with what its value means here: the value of equal seats at
+    this player count, and that it measures seats, so rotated policies, one of which
+    wins most games, still read as uniform as a coin flip."""
+    u, lo, hi = T.uniformity(c.seats["wins"].to_numpy(), c.games)
+    equal = f"; {1 - 4 * (players - 1) / players ** 2:.3f} for {players} equal seats" if players > 2 else ""
+    text = (f"outcome uniformity (Ludii's, of the seats' results; 0: a fair coin flip, 1: a foregone "
+            f"result{equal}): {format_interval(u, lo, hi, floatfmt='.3f')}")
+    if c.policies is not None and rotate:
+        best = c.policies.loc[c.policies["win_rate"].idxmax()]
+        if best["win_rate_lo"] > best["fair_rate"]:
+            text += (f"; it sees seats, not policies: {best['policy']} wins "
+                     f"{F.share(best['win_rate'], best['win_rate_lo'], best['win_rate_hi'])} of decided games, "
+                     f"but rotation gives those wins to every seat alike")
+    return text
+
+
+def _warnings(c: _Counts, game, players: int) -> list[str]:
+    """What makes the run degenerate (findings' words): a seat or policy that wins
+    NEARLY all decided games or (almost) never, every game one length or over in the
+    first round, a result fixed by the deal."""
+    notes = F.win_notes(c.seats, "seat", always=NEARLY)
+    if c.policies is not None:
+        notes += [n for n in F.win_notes(c.policies, "policy", always=NEARLY) if n not in notes]
+    if c.turns:
+        shortest, longest = min(c.turns), max(c.turns)
+        notes += F.length_notes(shortest, longest, c.length["median"], players, game.turn_unit)
+        notes += F.foregone_note(c.seats, shortest, longest)
+    if not notes:
+        return []
+    head = (f"Warnings (a seat or policy winning {NEARLY:.0%} or more, or {F.NEVER:.0%} or less, of decided "
+            f"games; every game one length; half of them over in the first round):")
+    return ["", *_wrap(head), *[line for n in notes for line in _wrap("- " + n)]]
 
 
 def _length(c: _Counts, game, target: tuple[float, float] | None = None) -> list[str]:
@@ -267,7 +304,7 @@ def summary_text(game, run, target: tuple[float, float] | None = None) -> str:
     lines = _header(game, run)
     lines += ["Win rate by seat (of the games with a sole winner; 95% Wilson intervals):",
               _table(c.seats, SEAT_COLUMNS), ""]
-    lines += _outcomes(c, game, m["rules"])
+    lines += _outcomes(c, game, m["rules"], m["rotate"])
     if c.policies is not None:
         lines += ["", "Win rate by policy (all seats):", _table(c.policies, POLICY_COLUMNS)]
     lines += [""] + _length(c, game, target)
@@ -280,6 +317,7 @@ def summary_text(game, run, target: tuple[float, float] | None = None) -> str:
             for r in c.ends.itertuples()))
     if m.get("peak_rss_mb") and run.aggregate is not None:
         lines.append(f"peak memory (RSS) of this process: {m['peak_rss_mb']:,.0f} MB")
+    lines += _warnings(c, game, m["rules"]["num_players"])
     return "\n".join(lines + _stop(m))
 
 

@@ -297,7 +297,9 @@ def describe(before: dict, after: dict, code: int, a: int, b: int, chance: int, 
 def _header(rules, specs, seed: int, game: int, slots, t: _Table) -> list[str]:
     lines = [f"Bye-Bye Black Sheep game {game} of seed {seed}: {t.p} players, {t.to_win} triplets to win, "
              f"hand limit {t.hand_limit}, species 1-{t.species}"]
-    lines += rules_lines(rules, R.OPTIONS)
+    by_count = {name: f"by player count: {value}" for name, value in
+                (("hand_limit", t.hand_limit), ("triplets_to_win", t.to_win)) if rules[name] == 0}
+    lines += rules_lines(rules, R.OPTIONS, resolved=by_count)
     lines.append("seats: " + ", ".join(f"seat {q} ({specs[int(slots[q])].label})" for q in range(t.p)))
     joker = "; 8:2+Joker = two animal 8 and the Joker bound to species 8" if rules["joker"] == "on" else ""
     lines += ["This view shows every hand, the hidden ones included (a player sees only their own). Drawn cards",
