@@ -45,7 +45,11 @@ def _positions(players: int, options: dict, games: int, seed: int):
                 break
             seat = int(s[E.H_TO_MOVE])
             policy = POLICIES[(seat + g) % 3]
+            before = s.copy()
             action = POL.choose(policy, s, ra, init, seat, params, rngs[PL.POLICY + seat], buf, buf)
+            assert np.array_equal(s, before)        # territory unmakes what it makes
+            legal = E.legal_actions(s, ra, buf)
+            assert any(tuple(buf[m]) == tuple(int(x) for x in action) for m in range(legal))
             E.apply(s, ra, *(int(x) for x in action))
 
 
@@ -92,3 +96,14 @@ def test_the_terms_on_a_drawn_board():
     assert want == [3.03125, 5.0625]
     assert _standing(s) == want
     assert REF.standing(REF.from_position(pos, ref_rules(rules))) == want
+
+
+def test_territory_beats_random_and_refuses_bad_parameters():
+    result = run_cli("simulate", "battlesheep", "-n", "200", "--policy", "territory", "--policy", "random", "-q")
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("| territory |"))
+    assert float(line.split("|")[-2].split("%")[0]) > 90.0, line
+    assert_bad(run_cli("simulate", "battlesheep", "-n", "10", "--policy", "territory:epsilon=2"),
+               "epsilon", "territory")
+    assert_bad(run_cli("simulate", "battlesheep", "-n", "10", "--policy", "territory:opponent=1"),
+               "opponent", "epsilon")

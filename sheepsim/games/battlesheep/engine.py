@@ -648,13 +648,18 @@ def random_move(s, rng):
 # --- the position evaluation: progress, the search's cut-off score, policy territory --
 
 # Scratch of `standing`, int32: per hex its distance and the seats at that distance (a
-# bit set), the queue of the flood fill, and per seat the free pastures it reaches first.
+# bit set), each at 1 + hex so that slot 0 stands for "off the pasture" (a neighbour
+# nbr(s, i, d) = -1 is read at 0 without a test); the queue of the flood fill (one
+# slot more, written and not kept when nothing is new); per seat the empty pastures it
+# reaches first, and its spare sheep.
 EV_DIST = 0
-EV_SEATS = EV_DIST + MAX_HEX
-EV_QUEUE = EV_SEATS + MAX_HEX
-EV_FIRST = EV_QUEUE + MAX_HEX
-EV_SIZE = EV_FIRST + MAX_PLAYERS
-EV_FAR = MAX_HEX            # a distance no hex reaches (a path visits each hex once)
+EV_SEATS = EV_DIST + MAX_HEX + 1
+EV_QUEUE = EV_SEATS + MAX_HEX + 1
+EV_FIRST = EV_QUEUE + MAX_HEX + 1
+EV_SPARE = EV_FIRST + MAX_PLAYERS
+EV_SIZE = EV_SPARE + MAX_PLAYERS
+EV_FAR = MAX_HEX            # not reached yet (a path visits each hex once, so no distance is this)
+EV_WALL = -1                # off the pasture or occupied: never reached
 # mobility's weight: a seat's mobility is at most its sheep less one (stack_size <= 32),
 # so the tie-break stays below one pasture; a power of 2, so the sums are exact
 EV_MOBILITY = 1.0 / 32
@@ -679,58 +684,67 @@ def standing(s, out, work):
 
     Once the game is over it is the score exactly (nobody can move under no_move=skip;
     the other options end the game with moves left, which count no more). Distance is
-    steps between neighbouring pastures, not slides: one pass over hexes and directions
-    (the driver samples it at every round's start). `work` is int32[EV_SIZE] scratch;
-    reference.standing is the readable definition.
+    steps between neighbouring pastures, not slides, so the cost is one pass over hexes
+    and directions: the driver samples it at every round's start. The flood fill has no
+    branch but the queue's: they mispredict on irregular pastures, as in greedy.
+    `work` is int32[EV_SIZE] scratch; reference.standing is the readable definition.
     """
     p = s[H_PLAYERS]
     n = s[H_NHEX]
+    movers = 0
     for q in range(p):
         out[q] = s[H_NSTACKS + q]
         work[EV_FIRST + q] = 0
-    if s[H_PHASE] == PH_OVER:
-        return
-    top = 0
-    for i in range(n):
-        work[EV_DIST + i] = EV_FAR
-        work[EV_SEATS + i] = 0
-        if (s[HEIGHT + i] >= 2) & (s[OPEN + i] > 0):
-            work[EV_DIST + i] = 0
-            work[EV_SEATS + i] = 1 << s[OWNER + i]
-            work[EV_QUEUE + top] = i
-            top += 1
-    # breadth first, so a hex's seats are complete before it is expanded: the seats of
-    # every neighbour one step nearer, i.e. every seat at the least distance
-    head = 0
-    while head < top:
-        i = work[EV_QUEUE + head]
-        head += 1
-        d = work[EV_DIST + i] + 1
-        seats = work[EV_SEATS + i]
-        for e in range(6):
-            k = nbr(s, i, e)
-            if k < 0 or s[HEIGHT + k] != 0:
-                continue
-            if work[EV_DIST + k] == EV_FAR:
-                work[EV_DIST + k] = d
-                work[EV_QUEUE + top] = k
-                top += 1
-            if work[EV_DIST + k] == d:
-                work[EV_SEATS + k] |= seats
-    for i in range(n):
-        seats = work[EV_SEATS + i]
-        if (s[HEIGHT + i] == 0) & (seats != 0) & (seats & (seats - 1) == 0):
-            work[EV_FIRST + trailing_zeros(seats)] += 1
-    for q in range(p):
         spare = 0
         mobile = 0
         for k in range(s[H_NSTACKS + q]):
             i = stack_hex(s, q, k)
             h = s[HEIGHT + i]
-            if (h >= 2) & (s[OPEN + i] > 0):
+            o = s[OPEN + i]
+            if (h >= 2) & (o > 0):
+                work[EV_QUEUE + movers] = 1 + i
+                movers += 1
                 spare += h - 1
-                mobile += min(h - 1, s[OPEN + i])
-        out[q] += min(work[EV_FIRST + q], spare) + EV_MOBILITY * mobile
+                mobile += min(h - 1, o)
+        out[q] += EV_MOBILITY * mobile
+        work[EV_SPARE + q] = spare
+    if s[H_PHASE] == PH_OVER or movers == 0:
+        for q in range(p):
+            out[q] = s[H_NSTACKS + q]
+        return
+    work[EV_DIST] = EV_WALL
+    work[EV_SEATS] = 0
+    for i in range(n):
+        empty = s[HEIGHT + i] == 0
+        work[EV_DIST + 1 + i] = EV_WALL + empty * (EV_FAR - EV_WALL)
+        work[EV_SEATS + 1 + i] = 0
+    for m in range(movers):
+        j = work[EV_QUEUE + m]
+        work[EV_DIST + j] = 0
+        work[EV_SEATS + j] = 1 << s[OWNER + j - 1]
+    # breadth first, so a hex's seats are complete before it is expanded: the seats of
+    # every neighbour one step nearer, i.e. every seat at the least distance
+    head = 0
+    top = movers
+    while head < top:
+        j = work[EV_QUEUE + head]
+        head += 1
+        d = work[EV_DIST + j] + 1
+        seats = work[EV_SEATS + j]
+        for e in range(6):
+            k = nbr(s, j - 1, e) + 1
+            dk = work[EV_DIST + k]
+            new = dk == EV_FAR
+            work[EV_DIST + k] = dk + new * (d - dk)
+            work[EV_QUEUE + top] = k
+            top += new
+            work[EV_SEATS + k] |= seats * (new | (dk == d))
+    for i in range(n):
+        seats = work[EV_SEATS + 1 + i]
+        if (s[HEIGHT + i] == 0) & (seats != 0) & (seats & (seats - 1) == 0):
+            work[EV_FIRST + trailing_zeros(seats)] += 1
+    for q in range(p):
+        out[q] += min(work[EV_FIRST + q], work[EV_SPARE + q])
 
 
 # --- the engine contract (games/driver.py) ------------------------------------------

@@ -29,7 +29,7 @@ from numba import njit
 from ...rng import rand_below, rand_float
 from ..fast import below, trailing_zeros
 from .engine import (DQ, DR, EV_SIZE, H_NHEX, H_NSTACKS, H_NTILES, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLACE,
-                     KIND_TILE, MAX_HEX, MAX_PLAYERS, OWNER, PH_BUILD, PH_PLACE, Q, R, START, TILE_SHAPES,
+                     KIND_TILE, MAX_HEX, MAX_PLAYERS, MAX_STACKS, OWNER, PH_BUILD, PH_PLACE, Q, R, START, STACKS, TILE_SHAPES,
                      add_stack, legal_actions, nbr, open_directions, pasture_box, random_move, random_place,
                      random_tile, remove_stack, slide_end, stack_hex, standing, tile_contacts)
 from .rules import R_STACK
@@ -451,6 +451,10 @@ def territory(s, rules, aux, seat, params, rng, buf):
     out = np.empty(MAX_PLAYERS, dtype=np.float64)
     work = np.empty(EV_SIZE, dtype=np.int32)
     n = legal_actions(s, rules, buf)
+    # the seat's stack list slot that add_stack fills and remove_stack leaves: kept,
+    # so the state is as it was (states are compared and hashed)
+    slot = STACKS + seat * MAX_STACKS + s[H_NSTACKS + seat]
+    kept = s[slot]
     best = -1e18
     ties = 0
     pick = 0
@@ -471,6 +475,7 @@ def territory(s, rules, aux, seat, params, rng, buf):
         take, best, ties = _keep(value, best, ties, rng)
         if take:
             pick = m
+    s[slot] = kept
     return buf[pick, 0], buf[pick, 1], buf[pick, 2], buf[pick, 3]
 
 
