@@ -3,7 +3,7 @@
 What a designer asks of a game beyond who wins: does the lead change hands, from when
 is the winner's win never in doubt, do comebacks happen, how far behind was the winner.
 Every metric here is read off one game's trajectory: each seat's standing on the game's
-own scale (the engine contract's `progress` hook: pastures occupied, triplets and zoo
+own scale (the engine contract's `progress` hook: pastures expected, triplets and zoo
 cards, captured cards, tokens, banked points), sampled before the first seat's first
 decision, at the start of every round and at the end. A round starts where the seat to
 decide is below the one that decided before it in seat order (the turn has gone round

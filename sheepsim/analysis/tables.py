@@ -296,8 +296,9 @@ EXPERIENCE_CAPTION = ("How the games felt (simulate --metrics, sampled at each r
 
 def level_note(rows: pd.DataFrame) -> str | None:
     """A note for experience rows whose lead never changed hands: the game's standings
-    (its progress hook) stayed level at every round's start (Battle Sheep's pastures
-    grow by one a move), so these metrics cannot see who led."""
+    (its progress hook) stayed level at every round's start (as Battle Sheep's pastures
+    did, one a move, before its progress became an evaluation), so these metrics cannot
+    see who led."""
     if "lead_changes" in rows and len(rows) and (rows["lead_changes"] == 0).all():
         return ("No lead ever changed hands: the standings the metrics sample (the game's own progress measure) "
                 "were level at every round's start until the last, so the decided share reads 100% and there is "

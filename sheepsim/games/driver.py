@@ -18,7 +18,7 @@ tool (search agents, per-turn metrics, the tuner) use only these:
     step(s, rules, aux, action, c)          apply a legal action with its chance outcome
     outcome(s, rules, row)                  the finished game's result row
     progress(s, rules, out)                 each seat's standing on the game's own scale
-                                            (float64 out[seat]: pastures occupied,
+                                            (float64 out[seat]: pastures expected,
                                             triplets and zoo cards, captured cards,
                                             tokens, banked points), for search cut-offs
                                             and the experience metrics (tally.py)

@@ -49,6 +49,7 @@ from numba import njit
 
 from ...rng import rand_below
 from ..driver import NATURE
+from ..fast import trailing_zeros
 from .rules import (BOARD_RANDOM, R_BOARD, NO_MOVE_LOSES, NO_MOVE_SKIP, PLACE_REVERSE,
                     R_FINAL_TIE, R_NO_MOVE, R_PLACEMENT, R_PLAYERS, R_STACK, R_START_ZONE,
                     R_TILES, START_ANY, TIE_SECOND_HERD)
@@ -248,7 +249,7 @@ def add_stack(s, seat, i, height):
 @njit(cache=True)
 def remove_stack(s, seat, i):
     """Undo add_stack(s, seat, i, ...) while hex i is still the seat's last stack
-    (greedy_reference's make and unmake)."""
+    (the make and unmake of greedy_reference and of policy territory)."""
     s[OWNER + i] = -1
     s[HEIGHT + i] = 0
     s[H_NSTACKS + seat] -= 1
@@ -644,6 +645,108 @@ def random_move(s, rng):
     return -1, -1, -1
 
 
+# --- the position evaluation: progress, the search's cut-off score, policy territory --
+
+# Scratch of `standing`, int32: per hex its distance and the seats at that distance (a
+# bit set), each at 1 + hex so that slot 0 stands for "off the pasture" (a neighbour
+# nbr(s, i, d) = -1 is read at 0 without a test); the queue of the flood fill (one
+# slot more, written and not kept when nothing is new); per seat the empty pastures it
+# reaches first, and its spare sheep.
+EV_DIST = 0
+EV_SEATS = EV_DIST + MAX_HEX + 1
+EV_QUEUE = EV_SEATS + MAX_HEX + 1
+EV_FIRST = EV_QUEUE + MAX_HEX + 1
+EV_SPARE = EV_FIRST + MAX_PLAYERS
+EV_SIZE = EV_SPARE + MAX_PLAYERS
+EV_FAR = MAX_HEX            # not reached yet (a path visits each hex once, so no distance is this)
+EV_WALL = -1                # off the pasture or occupied: never reached
+# mobility's weight: a seat's mobility is at most its sheep less one (stack_size <= 32),
+# so the tie-break stays below one pasture; a power of 2, so the sums are exact
+EV_MOBILITY = 1.0 / 32
+
+
+@njit(cache=True)
+def standing(s, out, work):
+    """Each seat's estimate of the pastures it will end with, into out[seat] (float64):
+
+        occupied + min(first, spare) + mobility / 32
+
+    occupied  the pastures its stacks stand on (the score);
+    first     the empty pastures it reaches before every other seat: a flood fill over
+              the empty pastures from every stack that can move (2 sheep or more, an
+              empty neighbour), all seats at once; a pasture at equal distance from
+              two seats, or reached by none, counts for nobody (a Voronoi split);
+    spare     the sheep it can still spread: height - 1 summed over its stacks that
+              can move (a stack of one, or with no empty neighbour, never moves again,
+              for pastures only fill), each new pasture takes at least one;
+    mobility  policy greedy's: min(height - 1, empty neighbours) summed over its stacks,
+              as a tie-break worth less than one pasture in all.
+
+    Once the game is over it is the score exactly (nobody can move under no_move=skip;
+    the other options end the game with moves left, which count no more). Distance is
+    steps between neighbouring pastures, not slides, so the cost is one pass over hexes
+    and directions: the driver samples it at every round's start. The flood fill has no
+    branch but the queue's: they mispredict on irregular pastures, as in greedy.
+    `work` is int32[EV_SIZE] scratch; reference.standing is the readable definition.
+    """
+    p = s[H_PLAYERS]
+    n = s[H_NHEX]
+    movers = 0
+    for q in range(p):
+        out[q] = s[H_NSTACKS + q]
+        work[EV_FIRST + q] = 0
+        spare = 0
+        mobile = 0
+        for k in range(s[H_NSTACKS + q]):
+            i = stack_hex(s, q, k)
+            h = s[HEIGHT + i]
+            o = s[OPEN + i]
+            if (h >= 2) & (o > 0):
+                work[EV_QUEUE + movers] = 1 + i
+                movers += 1
+                spare += h - 1
+                mobile += min(h - 1, o)
+        out[q] += EV_MOBILITY * mobile
+        work[EV_SPARE + q] = spare
+    if s[H_PHASE] == PH_OVER or movers == 0:
+        for q in range(p):
+            out[q] = s[H_NSTACKS + q]
+        return
+    work[EV_DIST] = EV_WALL
+    work[EV_SEATS] = 0
+    for i in range(n):
+        empty = s[HEIGHT + i] == 0
+        work[EV_DIST + 1 + i] = EV_WALL + empty * (EV_FAR - EV_WALL)
+        work[EV_SEATS + 1 + i] = 0
+    for m in range(movers):
+        j = work[EV_QUEUE + m]
+        work[EV_DIST + j] = 0
+        work[EV_SEATS + j] = 1 << s[OWNER + j - 1]
+    # breadth first, so a hex's seats are complete before it is expanded: the seats of
+    # every neighbour one step nearer, i.e. every seat at the least distance
+    head = 0
+    top = movers
+    while head < top:
+        j = work[EV_QUEUE + head]
+        head += 1
+        d = work[EV_DIST + j] + 1
+        seats = work[EV_SEATS + j]
+        for e in range(6):
+            k = nbr(s, j - 1, e) + 1
+            dk = work[EV_DIST + k]
+            new = dk == EV_FAR
+            work[EV_DIST + k] = dk + new * (d - dk)
+            work[EV_QUEUE + top] = k
+            top += new
+            work[EV_SEATS + k] |= seats * (new | (dk == d))
+    for i in range(n):
+        seats = work[EV_SEATS + 1 + i]
+        if (s[HEIGHT + i] == 0) & (seats != 0) & (seats & (seats - 1) == 0):
+            work[EV_FIRST + trailing_zeros(seats)] += 1
+    for q in range(p):
+        out[q] += min(work[EV_FIRST + q], work[EV_SPARE + q])
+
+
 # --- the engine contract (games/driver.py) ------------------------------------------
 
 ACTION_SIZE = 4
@@ -690,10 +793,9 @@ def step(s, rules, aux, action, outcome):
 
 @njit(cache=True)
 def progress(s, rules, out):
-    """Each seat's standing on the game's own scale: the pastures its sheep occupy
-    (the score, once the game is over), into out[seat] (float64)."""
-    for q in range(s[H_PLAYERS]):
-        out[q] = s[H_NSTACKS + q]
+    """Each seat's standing on the game's own scale, into out[seat] (float64): the
+    pastures it can expect to end with (`standing`), the score once the game is over."""
+    standing(s, out, np.empty(EV_SIZE, dtype=np.int32))
 
 
 def census(s, rules, aux) -> np.ndarray:

@@ -33,6 +33,12 @@ register_policy("battlesheep", "greedy", policy_id=POL.GREEDY,
                     "the hex with the most empty hexes in straight lines; moves to maximise own mobility "
                     "(per stack min(height-1, open directions)) minus `opponent` x mean opponent mobility; "
                     "ties broken at random")(POL.greedy)
+register_policy("battlesheep", "territory", policy_id=POL.TERRITORY,
+                params={"epsilon": (0.0, "probability of playing a uniformly random action instead", 0.0, 1.0)},
+                doc="one ply on the position evaluation (the progress measure: pastures occupied + the empty "
+                    "pastures the seat reaches first, up to the sheep it can still spread, + mobility / 32): "
+                    "builds as greedy; places and moves to maximise its evaluation minus the best other "
+                    "seat's; ties broken at random")(POL.territory)
 search.register("battlesheep", "Battle Sheep", hidden=False, greedy="the greedy policy")
 
 

@@ -17,6 +17,10 @@ draws, about ten times faster than the first kernel that did (c4f3878^; whole ga
 at 1 and at 2 threads): it scores candidates from what they change, never lists them,
 keeps its counts in buf without branches where it can, and is inlined into the chunk
 kernel. tests/test_battlesheep_greedy.py compares the two at every decision.
+
+`territory` looks one ply ahead on the position evaluation, engine.standing (the
+progress hook): plainly, each candidate made, evaluated and unmade. It is slower than
+greedy, so the search's rollouts stay random or greedy.
 """
 
 import numpy as np
@@ -24,14 +28,15 @@ from numba import njit
 
 from ...rng import rand_below, rand_float
 from ..fast import below, trailing_zeros
-from .engine import (DQ, DR, H_NHEX, H_NSTACKS, H_NTILES, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLACE,
-                     KIND_TILE, MAX_HEX, OWNER, PH_BUILD, PH_PLACE, Q, R, START, TILE_SHAPES,
+from .engine import (DQ, DR, EV_SIZE, H_NHEX, H_NSTACKS, H_NTILES, H_PHASE, H_PLAYERS, HEIGHT, KIND_MOVE, KIND_PLACE,
+                     KIND_TILE, MAX_HEX, MAX_PLAYERS, MAX_STACKS, OWNER, PH_BUILD, PH_PLACE, Q, R, START, STACKS, TILE_SHAPES,
                      add_stack, legal_actions, nbr, open_directions, pasture_box, random_move, random_place,
-                     random_tile, remove_stack, slide_end, stack_hex, tile_contacts)
+                     random_tile, remove_stack, slide_end, stack_hex, standing, tile_contacts)
+from .rules import R_STACK
 
-RANDOM, GREEDY = 0, 1
-LAST_BUILTIN = GREEDY
-# greedy's parameter vector
+RANDOM, GREEDY, TERRITORY = 0, 1, 2
+LAST_BUILTIN = TERRITORY
+# greedy's parameter vector (territory's is its first slot)
 P_EPSILON, P_OPPONENT = 0, 1
 # _best_tile's grid value of a pasture cell: any sum including it is negative
 # (4 cells, each of the other 3 with at most 6 pasture neighbours)
@@ -418,6 +423,62 @@ def greedy(s, rules, aux, seat, params, rng, buf):
     return _best_move(s, seat, params[P_OPPONENT], rng, buf)
 
 
+@njit(cache=True)
+def _margin(s, seat, out, work):
+    """The seat's standing (engine.standing) less the best other seat's."""
+    standing(s, out, work)
+    rival = -1e18
+    for t in range(s[H_PLAYERS]):
+        if t != seat:
+            rival = max(rival, out[t])
+    return out[seat] - rival
+
+
+@njit(cache=True)
+def territory(s, rules, aux, seat, params, rng, buf):
+    """One ply on the position evaluation (engine.standing, the progress measure).
+
+    build: greedy's tile (no stack stands yet, so the evaluation cannot tell tiles
+    apart); place and move: the action after which the seat's standing most exceeds
+    the best other seat's, each candidate made, evaluated and unmade on `s`. Ties are
+    broken uniformly at random (greedy's reservoir, in legal_actions order); with
+    probability `epsilon` the seat plays a uniformly random action instead.
+    """
+    if params[P_EPSILON] > 0.0 and rand_float(rng) < params[P_EPSILON]:
+        return random_policy(s, rules, aux, seat, params, rng, buf)
+    if s[H_PHASE] == PH_BUILD:
+        return _best_tile(s, rng, buf)
+    out = np.empty(MAX_PLAYERS, dtype=np.float64)
+    work = np.empty(EV_SIZE, dtype=np.int32)
+    n = legal_actions(s, rules, buf)
+    # the seat's stack list slot that add_stack fills and remove_stack leaves: kept,
+    # so the state is as it was (states are compared and hashed)
+    slot = STACKS + seat * MAX_STACKS + s[H_NSTACKS + seat]
+    kept = s[slot]
+    best = -1e18
+    ties = 0
+    pick = 0
+    for m in range(n):
+        i = buf[m, 1]
+        if buf[m, 0] == KIND_PLACE:
+            add_stack(s, seat, i, rules[R_STACK])
+            value = _margin(s, seat, out, work)
+            remove_stack(s, seat, i)
+        else:
+            count = buf[m, 3]
+            dest = slide_end(s, i, buf[m, 2])
+            add_stack(s, seat, dest, count)
+            s[HEIGHT + i] -= count
+            value = _margin(s, seat, out, work)
+            s[HEIGHT + i] += count
+            remove_stack(s, seat, dest)
+        take, best, ties = _keep(value, best, ties, rng)
+        if take:
+            pick = m
+    s[slot] = kept
+    return buf[pick, 0], buf[pick, 1], buf[pick, 2], buf[pick, 3]
+
+
 @njit(cache=True, inline="always")
 def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """Dispatch to a built-in policy by id (direct calls, cached). Inlined, with
@@ -425,6 +486,8 @@ def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     and took about a fourteenth of a greedy game's time (perf)."""
     if policy_id == GREEDY:
         return greedy(s, rules, aux, seat, params, rng, buf)
+    if policy_id == TERRITORY:
+        return territory(s, rules, aux, seat, params, rng, buf)
     return random_policy(s, rules, aux, seat, params, rng, buf)
 
 

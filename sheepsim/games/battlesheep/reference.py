@@ -25,7 +25,7 @@ one stack of all their sheep on an outside hex), ``move`` (players split stacks)
 ``over``.
 
 Public API: ``Rules``, ``Game``, ``new_game``, ``legal_moves``, ``play``,
-``is_over``, ``result``, ``to_position``, ``from_position``, ``random_move``,
+``is_over``, ``result``, ``standing``, ``to_position``, ``from_position``, ``random_move``,
 ``play_random_game``.
 """
 
@@ -520,6 +520,52 @@ def result(game: Game) -> dict:
         "cowinners": top,
         "loser": game.loser,
     }
+
+
+def standing(game: Game) -> list[float]:
+    """Each seat's estimate of the pastures it will end with: the readable definition
+    of the kernels' evaluation (engine.standing, the progress hook).
+
+    occupied + min(first, spare) + mobility / 32, where for each seat
+
+    * ``occupied`` - the pastures it stands on (its score);
+    * ``first`` - the empty pastures nearer (in steps between neighbouring empty
+      pastures) to one of its stacks that can move than to any other seat's; an
+      empty pasture no stack that can move reaches counts for nobody;
+    * ``spare`` - height - 1 summed over its stacks that can move (2 sheep or more
+      and an empty neighbour): the new pastures its sheep can still take;
+    * ``mobility`` - min(height - 1, empty neighbours) summed over its stacks.
+
+    Once the game is over it is the score.
+    """
+    p = game.rules.num_players
+    scores = result(game)["scores"]
+    if is_over(game):
+        return [float(x) for x in scores]
+
+    def free_neighbours(h: Hex) -> int:
+        return sum(_is_free(game, n) for n in _neighbours(h))
+
+    movers = [h for h, (_, height) in game.stacks.items() if height >= 2 and free_neighbours(h) > 0]
+    distance = []               # per seat: empty pasture -> steps from its nearest mover
+    for seat in range(p):
+        seen = {h: 0 for h in movers if game.stacks[h][0] == seat}
+        todo = list(seen)
+        for h in todo:          # the list grows as it is read: breadth first
+            for n in _neighbours(h):
+                if _is_free(game, n) and n not in seen:
+                    seen[n] = seen[h] + 1
+                    todo.append(n)
+        distance.append({h: d for h, d in seen.items() if h not in game.stacks})
+    out = []
+    for seat in range(p):
+        first = sum(1 for h, d in distance[seat].items()
+                    if all(d < distance[other].get(h, d + 1) for other in range(p) if other != seat))
+        own = [(h, height) for h, (owner, height) in game.stacks.items() if owner == seat]
+        spare = sum(height - 1 for h, height in own if h in movers)
+        mobility = sum(min(height - 1, free_neighbours(h)) for h, height in own)
+        out.append(scores[seat] + min(first, spare) + mobility / 32)
+    return out
 
 
 def to_position(game: Game) -> dict:
