@@ -418,6 +418,10 @@ def test_the_index_line_is_the_headline_else_the_first_finding(reports: Path, tm
     data = json.loads(sidecar.read_text())
     data["headline"] = "Child start **2 tokens** is fairest"
     sidecar.write_text(json.dumps(data))
+    seats = saved.sidecar_path(copy / "seats.md")              # a report saved without a headline
+    data = json.loads(seats.read_text())
+    data.pop("headline", None)
+    seats.write_text(json.dumps(data))
     site.build(copy, tmp_path / "s")
     index = (tmp_path / "s" / "index.html").read_text()
     lines = re.findall(r'<a class="report-link" href="([^"]+)">.*?<p class="headline">(.*?)</p></li>', index)

@@ -187,7 +187,8 @@ def run_file(path: Path, reports: Path, scale: float | None = None, threads: int
         reports.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SheepsimError(f"cannot create reports folder {reports}: {exc.strerror}")
-    say(f"making {report} at --scale {scale:g}" + (f" ({why})" if why != "no report yet" else ""))
+    if only_changed:                           # asked to say which it did
+        say(f"making {report} at --scale {scale:g}" + (f" ({why})" if why != "no report yet" else ""))
     with all_or_nothing():                     # a full disk leaves no figure without its report
         written = module.run(spec, plan, reports, threads, progress, command(path, scale, file_scale(spec)))
         inputs.record(written.with_suffix(""), spec, scale)

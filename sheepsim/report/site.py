@@ -496,7 +496,6 @@ def split_markdown(text: str) -> dict[str, Any]:
                 findings.append(line[2:])
             elif line.strip() and findings and (line[0].isspace() or not blank):
                 findings[-1] += " " + line.strip()
-            elif line.strip():
             elif line.strip() and not findings:
                 headline.append(line.strip())
             elif line.strip():
