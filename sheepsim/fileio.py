@@ -2,13 +2,15 @@
 
 A full disk (or quota, or an I/O error) is no bad input, but it is no defect either:
 `disk_full` turns it into one line at every write site, and `all_or_nothing` removes
-again the files a failed command wrote, so no figure sits without its report.
+again the files a failed command wrote, and puts back the ones it replaced, so no
+figure sits without its report and a failed remake leaves the old report whole.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +20,8 @@ from .errors import SheepsimError
 # errors of the disk, not of the path the user chose
 FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO})
 
-_journals: list[list[Path]] = []      # the files written inside each open all_or_nothing
+# the files written inside each open all_or_nothing: {file: its backup, None if it is new}
+_journals: list[dict[Path, Path | None]] = []
 
 
 @contextmanager
@@ -35,18 +38,43 @@ def disk_full(path: str | os.PathLike[str]):
 
 @contextmanager
 def all_or_nothing():
-    """Files written through write_atomic inside the block are removed if it fails, so a
-    command leaves all of its output or none of it."""
-    journal: list[Path] = []
+    """Files written through write_atomic inside the block are removed if it fails, and
+    the files they replaced put back, so a command leaves all of its output or none of it
+    (and a failed remake, the report as it was)."""
+    journal: dict[Path, Path | None] = {}
     _journals.append(journal)
     try:
         yield
     except BaseException:
-        for path in journal:
-            path.unlink(missing_ok=True)
+        for path, backup in journal.items():
+            if backup is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.replace(backup, path)
         raise
+    else:
+        for backup in journal.values():
+            if backup is not None:
+                backup.unlink(missing_ok=True)
     finally:
         _journals.remove(journal)
+
+
+def _keep_before(target: Path) -> None:
+    """Before write_atomic replaces `target` inside an all_or_nothing, keep the file as it
+    was (a hard link beside it: no copy, no space) for the block to put back."""
+    for depth, journal in enumerate(_journals):      # each open block its own backup
+        if target in journal:
+            continue                      # written before in this block: its first backup stands
+        backup = None
+        if target.exists():
+            backup = target.with_name(f".{target.name}.before-{depth}")
+            backup.unlink(missing_ok=True)
+            try:
+                os.link(target, backup)
+            except OSError:               # a file system without hard links
+                shutil.copy2(target, backup)
+        journal[target] = backup
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
@@ -63,12 +91,11 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
                 fh.write(payload)
                 fh.flush()
                 os.fsync(fh.fileno())
+            _keep_before(target)
             os.replace(tmp, target)
         except BaseException:
             os.unlink(tmp)
             raise
-    for journal in _journals:
-        journal.append(target)
     return target
 
 

@@ -319,6 +319,82 @@ def test_a_full_disk_stops_run_without_a_figure_left_beside_no_report(tmp_path, 
     assert (reports / "full.md").is_file() and (reports / "full").is_dir()
 
 
+def test_a_full_disk_during_a_remake_leaves_the_old_report_whole(tmp_path, monkeypatch):
+    """A failed remake puts back every file it had replaced: the report, its figures and
+    data stay as they were, byte for byte, and no backup is left behind."""
+    import errno
+    import os
+
+    from sheepsim import fileio
+
+    path = tmp_path / "full.toml"
+    path.write_text(ANALYSIS)
+    reports = tmp_path / "reports"
+    assert run("run", str(path), "--reports", str(reports), "-q").exit_code == 0
+    before = {p: p.read_bytes() for p in reports.rglob("*") if p.is_file()}
+    assert len(before) > 2
+    fsync = os.fsync
+
+    def full_at_the_markdown(fd):
+        if ".md." in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        fsync(fd)
+    monkeypatch.setattr(fileio.os, "fsync", full_at_the_markdown)
+    path.write_text(ANALYSIS + "seed = 99\n")         # another report: every file would change
+    assert_bad(run("run", str(path), "--reports", str(reports), "-q"), "full.md: No space left on device")
+    assert {p: p.read_bytes() for p in reports.rglob("*") if p.is_file()} == before
+
+
+def test_nested_all_or_nothing_blocks_each_put_back_what_they_replaced(tmp_path):
+    from sheepsim.fileio import all_or_nothing, write_atomic
+
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text("as it was")
+    with pytest.raises(RuntimeError):
+        with all_or_nothing():
+            write_atomic(old, "outer")
+            with all_or_nothing():
+                write_atomic(old, "inner")
+                write_atomic(new, "new")
+            assert old.read_text() == "inner" and new.read_text() == "new"   # the inner block succeeded
+            raise RuntimeError("the outer block fails")
+    assert old.read_text() == "as it was" and not new.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.txt"]
+
+
+LEARN_STOP = ('kind = "learn_stop"\ngame = "pig"\nseed = 3\ngames = 2000\ntarget = 500\nmax_iterations = 1\n'
+              'eval_games = 400\nfield = "optimal"\ncandidates = ["hold:t=25"]\n')
+TUNE = ('kind = "tune"\ngame = "bobbysitter"\nseed = 7\nplayers = 4\nfocal_policy = "child"\npolicy = "adult"\n'
+        'objectives = [{ metric = "focal_edge", goal = "zero" }]\ntrials = 4\ngames = 200\nconfirm_games = 400\n'
+        '[space.target]\noption = "target_tokens"\nlow = 4\nhigh = 7\n')
+
+
+@pytest.mark.parametrize("analysis,data,kept", [(LEARN_STOP, "learned-2p.json", []),
+                                               (TUNE, "trials.parquet", ["study.sqlite3"])])
+def test_a_full_disk_at_an_analysis_data_file_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, analysis, data,
+                                                                             kept):
+    """The learned stop table and the tuner's trial table go through the same atomic,
+    journalled writes as the figures: a full disk at either is one line, no report file
+    left (the tuner keeps its study, on purpose: the same command resumes it)."""
+    import errno
+    import os
+
+    from sheepsim import fileio
+
+    fsync = os.fsync
+
+    def full_at_the_data(fd):
+        if f"/.{data}." in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        fsync(fd)
+    monkeypatch.setattr(fileio.os, "fsync", full_at_the_data)
+    path = tmp_path / "full.toml"
+    path.write_text(analysis)
+    reports = tmp_path / "reports"
+    assert_bad(run("run", str(path), "--reports", str(reports), "-q"), f"{data}: No space left on device")
+    assert [p.name for p in reports.rglob("*") if p.is_file()] == kept
+
+
 # --- summarize checks the manifest it reads ---------------------------------------------
 
 @pytest.mark.parametrize("edit,needle", [

@@ -47,7 +47,7 @@ def test_simulate_trace_and_handicap_follow_the_player():
         assert sorted(sum(st["stacks"], []) + sum(st["discards"], [])) == list(range(56))
     assert events[-2]["state"]["over"] and events[-1]["result"]["flips"] == len(events) - 2
     text = run("trace", "bobbysitter", "-p", "3", "--seed", "1").output
-    assert "flip 1: seat 0 flips card" in text and "reactions:" in text and "tokens [" in text
+    assert "flip 1: seat 0 flips card" in text and "reactions:" in text and "; stock " in text
 
 
 def test_invariants_over_many_games():
@@ -124,10 +124,10 @@ def test_trace_header_and_flip_numbers():
     assert "{" not in text and "Reaction profiles are assumptions" in text
     assert [n for n, *_ in blocks] == list(range(1, len(blocks) + 1))
     assert all(n == before["flips"] + 1 for n, _, _, _, before in blocks)
-    assert blocks[0][2] == ["nobody reacts: no change; tokens [2, 2, 2], stock 19, BOBBY counters 2"]
+    assert blocks[0][2] == ["nobody reacts: no change; seat 0 has 2 tokens, seat 1 has 2, seat 2 has 2; stock 19, BOBBY counters 2"]
     assert blocks[3][2] == ["reactions: seat 0 BOBBY 379 ms, seat 1 BOBBY 435 ms, seat 2 BOBBY 543 ms",
                             "seats 0 and 1 take BOBBY counters; seat 2 loses 1 token: left without a BOBBY",
-                            "tokens [2, 2, 1], stock 20, BOBBY counters 2"]
+                            "seat 0 has 2 tokens, seat 1 has 2, seat 2 has 1; stock 20, BOBBY counters 2"]
 
 
 def test_trace_says_why_a_token_was_lost():
@@ -164,19 +164,19 @@ def test_trace_says_why_a_game_ended():
     def last(*args):
         return run("trace", "bobbysitter", *args).output.splitlines()[-1]
     assert last("-p", "3", "--seed", "1") == ("seat 2 reaches 5 tokens (target_tokens=5) and wins after 11 flips; "
-                                              "tokens [2, 2, 5]")
+                                              "seat 0 has 2 tokens, seat 1 has 2, seat 2 has 5")
     assert last("-p", "3", "--policy", SLOPPY, "--seed", "1") == ("seat 0 is the last player standing and wins "
-                                                                   "after 17 flips; tokens [3, 0, 0]")
+                                                                   "after 17 flips; seat 0 has 3 tokens, seat 1 has 0, seat 2 has 0")
     assert last("-p", "2", "--policy", SLOPPY, "--seed", "1", "--game", "4") == (
-        "every remaining player (seats 0 and 1) is eliminated on the same card: a draw after 2 flips; tokens [0, 0]")
+        "every remaining player (seats 0 and 1) is eliminated on the same card: a draw after 2 flips; seat 0 has 0 tokens, seat 1 has 0")
     assert last("-p", "6", "--seed", "1", "--game", "3", "-o", "stack_mode=per_player", "-o",
                 "last_standing_wins=no") == ("seat 2, the last player left, is eliminated: a draw after 89 flips; "
-                                             "tokens [0, 0, 0, 0, 0, 0]")
+                                             "seat 0 has 0 tokens, seat 1 has 0, seat 2 has 0, seat 3 has 0, seat 4 has 0, seat 5 has 0")
     capped = ["-p", "3", "--seed", "1", "--game", "3", "-o", "flip_cap=30"]
     assert last(*capped) == ("the flip cap (flip_cap=30) stops the game after 30 flips: seat 1 wins with the most "
-                             "tokens (cap_resolution=most_tokens); tokens [1, 3, 0]")
+                             "tokens (cap_resolution=most_tokens); seat 0 has 1 token, seat 1 has 3, seat 2 has 0")
     assert last(*capped, "-o", "cap_resolution=draw") == ("the flip cap (flip_cap=30) stops the game after 30 flips: "
-                                                          "a draw (cap_resolution=draw); tokens [1, 3, 0]")
+                                                          "a draw (cap_resolution=draw); seat 0 has 1 token, seat 1 has 3, seat 2 has 0")
     end = json.loads(run("trace", "bobbysitter", *capped, "--json").output)[-1]["result"]
     assert end == {"winner": 1, "flips": 30, "capped": True, "tokens": [1, 3, 0]}
 

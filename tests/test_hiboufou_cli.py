@@ -73,7 +73,7 @@ def test_trace_header_and_turn_numbers():
     end = json.loads(run("trace", "hiboufou", *GAME_ARGS, "--json").output)[-1]["result"]
     assert end["turns"] == 37
     assert lines[-2:] == ["the draw pile is empty and nobody can lay a card: the game ends after turn 37.",
-                          "seat 2 wins with 28 captured cards; captured cards [2, 17, 28]"]
+                          "seat 2 wins with 28 captured cards; seat 0 has 2 captured cards, seat 1 has 17, seat 2 has 28"]
 
 
 def test_trace_says_when_a_pile_is_won():
@@ -124,15 +124,15 @@ def test_trace_names_who_shares_a_shared_win_and_the_tie_break():
     end = json.loads(run("trace", "hiboufou", *args, "--json").output)[-1]["result"]
     assert end["winner"] == -1 and end["captured"] == [27, 27]
     text = run("trace", "hiboufou", *args).output
-    assert text.splitlines()[-1] == "seats 0 and 1 share the win with 27 captured cards each; captured cards [27, 27]"
+    assert text.splitlines()[-1] == "seats 0 and 1 share the win with 27 captured cards each; seat 0 has 27 captured cards, seat 1 has 27"
     text = run("trace", "hiboufou", *args, "-o", "tiebreak=last_capture").output
     assert text.splitlines()[-1] == ("seats 0 and 1 tie with 27 captured cards each; seat 1 wins the tie-break with "
-                                     "the most recent capture (turn 36); captured cards [27, 27]")
+                                     "the most recent capture (turn 36); seat 0 has 27 captured cards, seat 1 has 27")
     assert "  turn 36 seat 1: lays blue+purple on the centre space, its 3rd card this turn, its hand empty: seat 1 " \
            "wins the centre pile, 5 cards" in text.splitlines()
     text = run("trace", "hiboufou", *args, "-o", "tiebreak=fewest_cards_in_hand").output
     assert text.splitlines()[-1] == ("seats 0 and 1 tie with 27 captured cards each; seat 1 wins the tie-break, "
-                                     "holding the fewest cards (0); captured cards [27, 27]")
+                                     "holding the fewest cards (0); seat 0 has 27 captured cards, seat 1 has 27")
     assert "    seat 0 hand: orange+purple; captured 27\n    seat 1 hand: -; captured 27" in text
 
 
@@ -142,7 +142,7 @@ def test_trace_says_when_the_turn_cap_ended_a_game():
     assert json.loads(run("trace", "hiboufou", *GAME_ARGS, "-o", "turn_cap=8", "--json").output)[-1]["result"][
         "capped"]
     assert text.splitlines()[-2:] == ["the turn cap (turn_cap=8) stops the game after turn 8; it is scored as usual.",
-                                      "seat 2 wins with 5 captured cards; captured cards [0, 0, 5]"]
+                                      "seat 2 wins with 5 captured cards; seat 0 has 0 captured cards, seat 1 has 0, seat 2 has 5"]
 
 
 @pytest.mark.parametrize("args,needle", [

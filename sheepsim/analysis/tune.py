@@ -58,6 +58,7 @@ trials, batch, games, eta, rungs, confirm, confirm_games.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import sys
@@ -69,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SheepsimError
+from ..fileio import write_atomic
 from ..games import get_game
 from ..policies import seat_specs
 from ..runner import simulate
@@ -434,7 +436,9 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     settings, ests, best = [settings[i] for i in order], [ests[i] for i in order], 0
     confirmed = _confirmed_table(p, settings, ests, best)
     sensitivity = _sensitivity_table(p, settings[best], ests[best], threads)
-    trials.to_parquet(folder / "trials.parquet", index=False)
+    buffer = io.BytesIO()
+    trials.to_parquet(buffer, index=False)
+    write_atomic(folder / "trials.parquet", buffer.getvalue())      # a full disk: one line, no half file
     return write_report(spec, p, reports, command, trials, seconds, settings, ests, confirmed, sensitivity)
 
 

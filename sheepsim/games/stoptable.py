@@ -56,6 +56,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import SheepsimError
+from ..fileio import write_atomic
 from ..rng import rand_float, seed_stream
 from .driver import G_LUCK, G_POLICY, G_STATE_SIZE, G_STREAMS, MAX_STEPS, NATURE, _buffers, as_action, block_games, \
     BLOCKS, seed_game
@@ -96,8 +97,7 @@ def save(path: Path, game, rules, features: Features, thresholds: np.ndarray, pr
             "players": rules.num_players, "rules": rules.as_dict(), "features": features.name,
             "axes": [list(a) for a in features.axes], "amount": features.amount,
             "thresholds": [int(t) for t in thresholds], "provenance": provenance}
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(data, indent=1) + "\n")
+    write_atomic(path, json.dumps(data, indent=1) + "\n")     # a full disk: one line, no half table
 
 
 def load(path: Path | str, game, rules, features: Features) -> np.ndarray:

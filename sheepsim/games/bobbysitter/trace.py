@@ -18,7 +18,7 @@ from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
-from ..tracetext import plural, rules_lines, seats
+from ..tracetext import per_seat, plural, rules_lines, seats
 from .model import (CLASS_NAMES, DEFAULT_COUNTS, EMPTY, GRAB_BOBBY, GRAB_NAMES, GRAB_SHEEP, HIDDEN, MAX_PLAYERS,
                     NONE, SHEEP, WOLF, card_name)
 
@@ -189,7 +189,7 @@ def _flip_lines(flipper: int, card: int, code: int, cards, reactions: dict, befo
                    f"    seat {flipper}'s own stack was empty: its flipped cards are shuffled into a new stack first")
     said = [f"seat {q} {GRAB_NAMES[reactions[q][0]]} {reactions[q][1]:.0f} ms" for q in _order(reactions, flipper, p)]
     settled = "; ".join(_settle(code, flipper, reactions, before, after, rules)) or "no change"
-    counts = f"tokens {after['tokens']}, stock {after['stock']}, BOBBY counters {after['bobby_counters']}"
+    counts = f"{per_seat(after['tokens'], 'token')}; stock {after['stock']}, BOBBY counters {after['bobby_counters']}"
     if not said:
         return out + [f"    nobody reacts: {settled}; {counts}"]
     return out + [f"    reactions: {', '.join(said)}", f"    {settled}", f"    {counts}"]
@@ -197,7 +197,7 @@ def _flip_lines(flipper: int, card: int, code: int, cards, reactions: dict, befo
 
 def _ending(final: dict, last: dict, rules) -> str:
     flips = plural(flip_number(last), "flip")
-    tokens = f"tokens {final['tokens']}"
+    tokens = per_seat(final['tokens'], 'token')
     w = final["winner"]
     if final["capped"]:
         cap = f"the flip cap (flip_cap={rules['flip_cap']}) stops the game after {flips}"

@@ -18,7 +18,7 @@ from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
-from ..tracetext import ordinal, plural, rules_lines, seats
+from ..tracetext import ordinal, per_seat, plural, rules_lines, seats
 from .model import DECISION_NAMES, DRAW, HAND_SIZE, MAX_PER_TURN, PLAY, SPACE_NAMES, card_name
 
 
@@ -132,7 +132,7 @@ def _result(final: dict, last_turn: int, row: np.ndarray, rules) -> list[str]:
         else:
             who += (f"seat {winners[0]} wins the tie-break with the most recent capture (turn "
                     f"{final['last_capture'][winners[0]] + 1})")
-    return [f"{why}.", f"{who}; captured cards {captured}"]
+    return [f"{why}.", f"{who}; {per_seat(captured, 'captured card')}"]
 
 
 def trace(rules, specs, seed: int, game: int, rotate: bool, deck, as_json: bool, deck_file=None) -> str:
