@@ -9,25 +9,25 @@ _ALIASES = {"battle-sheep": "battlesheep", "bye-bye-black-sheep": "blacksheep", 
             "bobby-sitter": "bobbysitter", "bobby": "bobbysitter"}
 
 
-def _load() -> dict[str, GameSpec]:
-    from .battlesheep.game import GAME as battlesheep
-    from .bobbysitter.game import GAME as bobbysitter
-    from .blacksheep.game import GAME as blacksheep
-    from .hiboufou.game import GAME as hiboufou
-    from .pig.game import GAME as pig
-    return {g.name: g for g in (battlesheep, blacksheep, hiboufou, bobbysitter, pig)}
+# the built-in games, in the order they are listed; each is imported only when asked for,
+# so a run loads (and its report's record lists: analysis/inputs.py) only its own game
+NAMES = ("battlesheep", "blacksheep", "hiboufou", "bobbysitter", "pig")
+
+
+def _load(key: str) -> GameSpec:
+    import importlib
+    return importlib.import_module(f"{__name__}.{key}.game").GAME
 
 
 def all_games() -> dict[str, GameSpec]:
-    return _load()
+    return {key: _load(key) for key in NAMES}
 
 
 def get_game(name: str) -> GameSpec:
-    games = _load()
     key = _ALIASES.get(name.strip().lower(), name.strip().lower())
-    if key not in games:
-        raise SheepsimError(f"unknown game {name!r}; valid games: {', '.join(games)}")
-    return games[key]
+    if key not in NAMES:
+        raise SheepsimError(f"unknown game {name!r}; valid games: {', '.join(NAMES)}")
+    return _load(key)
 
 
 def kernel_modules(name: str):
