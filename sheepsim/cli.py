@@ -122,6 +122,7 @@ class _Group(click.Group):
             ctx = click.Context(self, info_name=prog_name or "sheepsim", **self.context_settings)
             click.echo(self.get_help(ctx))
             sys.exit(0)
+        self.given = list(sys.argv[1:] if args is None else args)      # for --time-limit's child
         try:
             code = super().main(args=args, prog_name=prog_name or "sheepsim", **extra)
         except SheepsimError as exc:
@@ -135,8 +136,7 @@ class _Group(click.Group):
         except click.ClickException as exc:
             if isinstance(exc, click.NoSuchOption) and exc.option_name == "--plugin":
                 # a common slip: --plugin is an option of sheepsim itself, not of the command
-                given = list(sys.argv[1:] if args is None else args)
-                click.echo(f"error: --plugin goes before the command: {_plugin_first(given)}", err=True)
+                click.echo(f"error: --plugin goes before the command: {_plugin_first(self.given)}", err=True)
                 sys.exit(2)
             ctx = getattr(exc, "ctx", None)
             hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
@@ -166,7 +166,13 @@ def _plugin_first(args: list[str]) -> str:
 @click.option("--plugin", "plugins", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE.py", help="Import a Python file that registers policies (@register_policy) "
                                       "before running the command; repeatable.")
-def cli(plugins) -> None:
+@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None, metavar="SECONDS",
+              help="Run the command in a watched child process: stop it (one line, exit 2) when no chunk has "
+                   "finished for SECONDS (simulate; other commands: the whole command), name the signal if it "
+                   "crashes, and kill it on Ctrl-C. For plugins, whose compiled code cannot be interrupted "
+                   "otherwise. A --out folder is marked failed, its chunks kept: the same command resumes.")
+@click.pass_context
+def cli(ctx, plugins, time_limit) -> None:
     """Monte Carlo strategy analysis for Battle Sheep, Bye-Bye Black Sheep, Hiboufou,
     Bobby Sitter and Pig.
 
@@ -193,7 +199,13 @@ def cli(plugins) -> None:
       sheepsim bench                                   every game's speed in one table
       sheepsim cache info                              numba's cache folder, and stale ones
       sheepsim --plugin mypolicy.py simulate battlesheep --policy mine --policy greedy
+      sheepsim --plugin mypolicy.py --time-limit 300 simulate battlesheep --policy mine --out runs/mine
     """
+    if time_limit is not None:      # only then: the child (no --time-limit) works as any command
+        from . import watchdog
+        child = [sys.executable, "-c", "from sheepsim.cli import main; main()",
+                 *watchdog.child_args(ctx.command.given)]
+        sys.exit(watchdog.supervise(child, time_limit))
     from .policies import load_plugin
     for path in plugins:
         load_plugin(path)
@@ -316,11 +328,14 @@ def simulate(game, players, policies, options, seed, no_rotate, from_position, n
     rules, position = _rules_and_start(g, players, options, from_position)
     specs = seat_specs(g.name, policies, rules.num_players)
     start_file = from_position or _deck_option()
+    from .watchdog import beat, watched
+    beat(out)                       # under --time-limit: the folder to mark failed if it is stopped
     result = run(g, rules, specs, n_games, seed, threads, not no_rotate, position, out, chunk_size,
                  progress=not quiet and sys.stderr.isatty(), aggregate=aggregate, ci_halfwidth=ci_halfwidth,
                  backend=backend, scheduler=scheduler, workers=workers, metrics=metrics,
                  start_file=None if start_file is None else str(start_file),
-                 notify=None if quiet else functools.partial(click.echo, err=True))
+                 notify=None if quiet else functools.partial(click.echo, err=True),
+                 on_chunk=(lambda index: beat()) if watched() else None)
     click.echo(summary_text(g, result, target))
     if result.extra["redone"]:
         why = ", ".join(f"{i} ({reason})" for i, reason in sorted(result.extra["redone"].items()))
