@@ -139,3 +139,142 @@ def _rewards(E, spec, sim, rules, players, cut):
         mask = int(row[spec[M.S_O_COWINNERS]])
     winners = bin(mask).count("1")
     return [1.0 / players if winners == 0 else (1.0 / winners if mask >> q & 1 else 0.0) for q in range(players)]
+
+
+# --- alphabeta (search/alphabeta.py) -------------------------------------------------
+
+class _OutOfNodes(Exception):
+    """The node budget ran out inside an iteration: the last complete one decides."""
+
+
+def alphabeta(hooks, game, spec, rollout_params, s, rules, aux, seat, params, rng):
+    """The action alphabeta.search chooses (a tuple), recursively and with plain lists:
+    the same iterations, orders, node counts and draws as the kernel."""
+    from . import alphabeta as AB
+    E, choose = hooks
+    root_actions, decided, root, _, flat = alphabeta_root(E, game, spec, s, rules, aux, seat, params)
+    top = max(decided)
+    tied = [m for m in root if decided[m] >= top - AB.TIE]
+    if flat:
+        buf = np.zeros((game[1], game[2]), dtype=np.int32)
+        action = choose(spec[AB.S_GREEDY], s.copy(), rules, aux, seat, rollout_params[1], rng, buf, buf.copy())
+        return tuple(int(x) for x in np.atleast_1d(action))
+    return root_actions[tied[rand_below(rng, len(tied)) if len(tied) > 1 else 0]]
+
+
+def alphabeta_root(E, game, spec, s, rules, aux, seat, params):
+    """(the root's actions, each one's value from the last complete iteration, the
+    root's order after it, states made, whether one ply tied them all): values exact
+    for the best and every action tied with it, upper bounds for the others (fail-soft
+    alpha-beta)."""
+    from . import alphabeta as AB
+    depth = min(int(params[AB.P_DEPTH]), AB.MAX_DEPTH)
+    budget = int(params[AB.P_NODES])
+    buf = np.zeros((game[1], game[2]), dtype=np.int32)
+    nodes = 0
+
+    def legal(state):
+        n = E.legal(state, rules, aux, buf)
+        return [tuple(int(x) for x in buf[i]) for i in range(n)]
+
+    def child(state, action):
+        nonlocal nodes
+        nodes += 1
+        out = state.copy()
+        E.step(out, rules, aux, action, -1)
+        return out
+
+    def sub(state, plies_left, alpha, beta, check):
+        who = E.actor(state, rules)
+        if who < 0 or plies_left == 0:
+            return ab_value(E, spec, state, rules, seat)
+        actions = legal(state)
+        maximise = who == seat
+        if plies_left >= 2:
+            keys = []
+            for a in actions:
+                v = ab_value(E, spec, child(state, a), rules, seat)
+                keys.append(-v if maximise else v)
+            order = list(np.argsort(np.array(keys), kind="mergesort"))
+        else:
+            order = range(len(actions))
+        best = -math.inf if maximise else math.inf
+        for m in order:
+            if not alpha < beta:
+                break
+            if check and budget > 0 and nodes >= budget:
+                raise _OutOfNodes
+            r = sub(child(state, actions[m]), plies_left - 1, alpha, beta, check)
+            if maximise:
+                best = max(best, r)
+                alpha = max(alpha, best)
+            else:
+                best = min(best, r)
+                beta = min(beta, best)
+        return best
+
+    root_actions = legal(s)
+    n = len(root_actions)
+    if n == 1:
+        return root_actions, [0.0], [0], 0, False
+    root = list(range(n))
+    decided = None
+    for d in range(1, depth + 1):
+        values = [0.0] * n
+        best_value = -math.inf
+        try:
+            for m in root:
+                v = sub(child(s, root_actions[m]), d - 1, best_value - AB.TIE, math.inf, d > 1)
+                values[m] = v
+                best_value = max(best_value, v)
+        except _OutOfNodes:
+            break
+        decided = values
+        root = [root[i] for i in np.argsort(np.array([-values[m] for m in root]), kind="mergesort")]
+        if d == 1 and n > 1 and all(v >= best_value - AB.TIE for v in values):
+            return root_actions, decided, root, nodes, True
+        if budget > 0 and nodes >= budget:
+            break
+    return root_actions, decided, root, nodes, False
+
+
+def ab_value(E, spec, state, rules, seat):
+    """alphabeta.value: the searching seat's standing less the best other's, and WIN x
+    the difference of win shares once the game is over."""
+    from . import alphabeta as AB
+    players = int(rules[0])
+    prog = np.zeros(E.MAX_PLAYERS)
+    E.progress(state, rules, prog)
+    v = prog[seat] - max(prog[q] for q in range(players) if q != seat)
+    if E.actor(state, rules) == -1:
+        row = np.zeros(spec[AB.S_O_SIZE], dtype=np.int32)
+        E.outcome(state, rules, row)
+        mask = int(row[spec[AB.S_O_COWINNERS]])
+        winners = bin(mask).count("1")
+        if winners:
+            share = [1.0 / winners if mask >> q & 1 else 0.0 for q in range(players)]
+            v += AB.WIN * (share[seat] - max(share[q] for q in range(players) if q != seat))
+    return v
+
+
+def minimax(E, spec, state, rules, aux, seat, plies, buf):
+    """Each root action's value searched `plies` deep (the root's ply included) with
+    no pruning and no order: the paranoid minimax alphabeta must agree with."""
+    def sub(st, left):
+        who = E.actor(st, rules)
+        if who < 0 or left == 0:
+            return ab_value(E, spec, st, rules, seat)
+        n = E.legal(st, rules, aux, buf)
+        results = []
+        for a in [tuple(int(x) for x in buf[i]) for i in range(n)]:
+            c = st.copy()
+            E.step(c, rules, aux, a, -1)
+            results.append(sub(c, left - 1))
+        return max(results) if who == seat else min(results)
+    n = E.legal(state, rules, aux, buf)
+    out = {}
+    for a in [tuple(int(x) for x in buf[i]) for i in range(n)]:
+        c = state.copy()
+        E.step(c, rules, aux, a, -1)
+        out[a] = sub(c, plies - 1)
+    return out
