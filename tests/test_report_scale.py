@@ -131,3 +131,19 @@ def test_the_large_reports_record_their_scale_in_their_files():
     assert scales["battlesheep-strong-play"] == 25
     assert scales["blacksheep-skill-ladder"] == 25
     assert scales["pig-learned-stop"] == 20
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "analyses").glob("*.toml")), ids=lambda p: p.stem)
+def test_every_committed_report_was_made_from_its_analysis_file_at_its_scale(path):
+    """What `make reports` keeps on a fresh clone: each analysis file's report is
+    committed with its record, made from this very file at the scale it states, and with
+    its saved data (report.json), so that the site draws it. (Sources are not compared
+    here: an engine edit stales reports by design, and `make reports` says which.)"""
+    spec = load(path)
+    report = REPO / "reports" / f"{spec['name']}.md"
+    assert report.is_file(), f"{path.name}: no committed report {report.name}"
+    made = inputs.read(report.with_suffix(""))
+    assert made is not None, f"{report.name} has no inputs.json: make reports could not keep it"
+    assert made["analysis"] == inputs.spec_hash(spec), f"{report.name} was made from another version of {path.name}"
+    assert made["scale"] == spec.get("scale", 1), f"{report.name} was made at --scale {made['scale']}"
+    assert (report.with_suffix("") / "report.json").is_file(), f"{report.name} has no saved data for the site"
