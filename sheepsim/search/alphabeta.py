@@ -54,21 +54,22 @@ import numpy as np
 from numba import njit
 
 from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_SIZE, as_action
-from ..games.fast import popcount
 from ..rng import rand_below
+# the game's SEARCH tuple (play.py) as mcts reads it, and mcts's win shares (the same
+# rewards: 1 / winners to each winner)
+from .mcts import S_GREEDY, S_O_SIZE, _rewards
 
 P_DEPTH, P_NODES = range(2)
 MAX_DEPTH = 32
 WIN = 1000.0            # a won game's worth: more than any standing (a score is at most the pasture's 96 hexes)
 TIE = 1e-9              # values closer than this are the same (they are sums of 1/32s, integers and WIN shares)
 INF = 1e300
-# each game's SEARCH tuple (play.py), by position: the same as search/mcts.py's
-S_O_SIZE, S_O_COWINNERS, S_RANDOM, S_GREEDY = range(4)
 
 
 @njit(inline="always")
-def value(outcome, progress, spec, sim, rules, seat, over, orow, prog):
-    """The searching seat's value of `sim` (module docstring); `over` when the game is."""
+def value(outcome, progress, spec, sim, rules, seat, over, orow, prog, share):
+    """The searching seat's value of `sim` (module docstring); `over` when the game is.
+    `share` is scratch for each seat's share of the win."""
     players = rules[0]
     progress(sim, rules, prog)
     rival = -INF
@@ -77,16 +78,12 @@ def value(outcome, progress, spec, sim, rules, seat, over, orow, prog):
             rival = prog[q]
     v = prog[seat] - rival
     if over:
-        outcome(sim, rules, orow)
-        mask = np.int64(orow[spec[S_O_COWINNERS]])
-        winners = popcount(mask)
-        if winners > 0:
-            share = (1.0 / winners) if (mask >> seat) & 1 else 0.0
-            other = 0.0
-            for q in range(players):
-                if q != seat and (mask >> q) & 1:
-                    other = 1.0 / winners
-            v += WIN * (share - other)
+        _rewards(outcome, progress, spec, sim, rules, players, False, orow, prog, share)
+        other = 0.0
+        for q in range(players):
+            if q != seat:
+                other = max(other, share[q])
+        v += WIN * (share[seat] - other)
     return v
 
 
@@ -100,15 +97,15 @@ def _tied(values, n, best):
 
 
 @njit(inline="always")
-def _order(actor, legal, step, outcome, progress, copy_state, view, size, spec, rules, aux, seat, states, moves,
-           k, n, maximise, order, vals, orow, prog):
+def _order(actor, step, outcome, progress, copy_state, view, size, spec, rules, aux, seat, states, moves,
+           k, n, maximise, order, vals, orow, prog, share):
     """order[k, :n]: the children of the node at ply k, best first for its seat by
     their own evaluation (a stable sort, so ties keep the legal order)."""
     for m in range(n):
         copy_state(states[k + 1], states[k], size)
         sim = view(states[k + 1])
         step(sim, rules, aux, moves[k, m], -1)
-        v = value(outcome, progress, spec, sim, rules, seat, actor(sim, rules) == -1, orow, prog)
+        v = value(outcome, progress, spec, sim, rules, seat, actor(sim, rules) == -1, orow, prog, share)
         vals[m] = -v if maximise else v
     ranked = np.argsort(vals[:n], kind="mergesort")
     for m in range(n):
@@ -117,7 +114,7 @@ def _order(actor, legal, step, outcome, progress, copy_state, view, size, spec, 
 
 @njit(inline="always")
 def _subtree(actor, legal, step, outcome, progress, copy_state, view, game, spec, rules, aux, seat, states, moves,
-             order, count, nexti, lo, hi, best, maximise, vals, orow, prog, plies, alpha, beta, nodes, budget):
+             order, count, nexti, lo, hi, best, maximise, vals, orow, prog, share, plies, alpha, beta, nodes, budget):
     """The value of the position in states[1] (a root action made), searched `plies`
     deep below it, within (alpha, beta): alpha-beta without recursion, one row of the
     arrays per ply. Returns (value, nodes); value is NaN when the budget ran out."""
@@ -132,7 +129,7 @@ def _subtree(actor, legal, step, outcome, progress, copy_state, view, game, spec
             sim = view(states[k])
             who = actor(sim, rules)
             if who < 0 or k > plies:
-                result = value(outcome, progress, spec, sim, rules, seat, who == -1, orow, prog)
+                result = value(outcome, progress, spec, sim, rules, seat, who == -1, orow, prog, share)
                 k -= 1
                 if k == 0:
                     return result, nodes
@@ -144,8 +141,8 @@ def _subtree(actor, legal, step, outcome, progress, copy_state, view, game, spec
                 maximise[k] = who == seat
                 best[k] = -INF if maximise[k] else INF
                 if plies - k >= 1:
-                    _order(actor, legal, step, outcome, progress, copy_state, view, size, spec, rules, aux, seat,
-                           states, moves, k, n, maximise[k], order, vals, orow, prog)
+                    _order(actor, step, outcome, progress, copy_state, view, size, spec, rules, aux, seat,
+                           states, moves, k, n, maximise[k], order, vals, orow, prog, share)
                     nodes += n
                 else:
                     for m in range(n):
@@ -206,6 +203,7 @@ def search(actor, legal, step, outcome, progress, copy_state, choose, view, game
     vals = np.empty(game[G_MAX_ACTIONS])
     orow = np.zeros(spec[S_O_SIZE], dtype=np.int32)
     prog = np.zeros(game[G_MAX_PLAYERS])
+    share = np.zeros(game[G_MAX_PLAYERS])
 
     copy_state(states[0], s, size)
     n = legal(view(states[0]), rules, aux, moves[0])
@@ -227,7 +225,7 @@ def search(actor, legal, step, outcome, progress, copy_state, choose, view, game
             nodes += 1
             v, nodes = _subtree(actor, legal, step, outcome, progress, copy_state, view, game, spec, rules, aux,
                                 seat, states, moves, order, count, nexti, lo, hi, best, maximise, vals, orow, prog,
-                                d - 1, best_value - TIE, INF, nodes, budget if d > 1 else 0)
+                                share, d - 1, best_value - TIE, INF, nodes, budget if d > 1 else 0)
             if np.isnan(v):
                 abandoned = True
                 break

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..rng import rand_below
+from . import alphabeta as AB
 from . import mcts as M
 
 
@@ -150,14 +151,13 @@ class _OutOfNodes(Exception):
 def alphabeta(hooks, game, spec, rollout_params, s, rules, aux, seat, params, rng):
     """The action alphabeta.search chooses (a tuple), recursively and with plain lists:
     the same iterations, orders, node counts and draws as the kernel."""
-    from . import alphabeta as AB
     E, choose = hooks
     root_actions, decided, root, _, flat = alphabeta_root(E, game, spec, s, rules, aux, seat, params)
     top = max(decided)
     tied = [m for m in root if decided[m] >= top - AB.TIE]
     if flat:
         buf = np.zeros((game[1], game[2]), dtype=np.int32)
-        action = choose(spec[AB.S_GREEDY], s.copy(), rules, aux, seat, rollout_params[1], rng, buf, buf.copy())
+        action = choose(spec[M.S_GREEDY], s.copy(), rules, aux, seat, rollout_params[1], rng, buf, buf.copy())
         return tuple(int(x) for x in np.atleast_1d(action))
     return root_actions[tied[rand_below(rng, len(tied)) if len(tied) > 1 else 0]]
 
@@ -167,7 +167,6 @@ def alphabeta_root(E, game, spec, s, rules, aux, seat, params):
     root's order after it, states made, whether one ply tied them all): values exact
     for the best and every action tied with it, upper bounds for the others (fail-soft
     alpha-beta)."""
-    from . import alphabeta as AB
     depth = min(int(params[AB.P_DEPTH]), AB.MAX_DEPTH)
     budget = int(params[AB.P_NODES])
     buf = np.zeros((game[1], game[2]), dtype=np.int32)
@@ -241,19 +240,13 @@ def alphabeta_root(E, game, spec, s, rules, aux, seat, params):
 def ab_value(E, spec, state, rules, seat):
     """alphabeta.value: the searching seat's standing less the best other's, and WIN x
     the difference of win shares once the game is over."""
-    from . import alphabeta as AB
     players = int(rules[0])
     prog = np.zeros(E.MAX_PLAYERS)
     E.progress(state, rules, prog)
     v = prog[seat] - max(prog[q] for q in range(players) if q != seat)
     if E.actor(state, rules) == -1:
-        row = np.zeros(spec[AB.S_O_SIZE], dtype=np.int32)
-        E.outcome(state, rules, row)
-        mask = int(row[spec[AB.S_O_COWINNERS]])
-        winners = bin(mask).count("1")
-        if winners:
-            share = [1.0 / winners if mask >> q & 1 else 0.0 for q in range(players)]
-            v += AB.WIN * (share[seat] - max(share[q] for q in range(players) if q != seat))
+        share = _rewards(E, spec, state, rules, players, False)
+        v += AB.WIN * (share[seat] - max(share[q] for q in range(players) if q != seat))
     return v
 
 
