@@ -48,7 +48,7 @@ from sheepsim.games.blacksheep.game import _reference_options
 from sheepsim.games.blacksheep.model import (ANIMAL, BLACK, DRAW, DRAW_FROM, EAGLE, EAGLE_ASK, EAGLE_ASK_PHASE,
                                              EAGLE_SKIP, MAGPIE, MOLE_PHASE, NKINDS, OVER, PHASE_NAMES, STOP)
 from sheepsim.rng import streams
-from sheepsim.search.mcts import ISMCTS
+from sheepsim.search.agents import ISMCTS
 
 MP, NK = E.MAX_PLAYERS, E.NK
 N_STREAMS = P.GAME[5]

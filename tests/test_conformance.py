@@ -150,11 +150,12 @@ VARIANTS = [("battlesheep", 2, {"board": "random"}, ["greedy", "random"]),
             ("hiboufou", 3, {"empty_slot_priority": "strict"}, ["greedy", "random", "defensive"]),
             ("bobbysitter", 4, {"start_tokens": "3,2,2,2"}, ["child", "adult"]),
             ("pig", 2, {"goal": 50}, ["hold:t=15", "random"]),
-            # the search policies (search/mcts.py) draw from the seat's policy stream: the
+            # the search agents (search/agents.py) draw from the seat's policy stream: the
             # randomness contract holds for them too (Battle Sheep's random board: a NATURE
             # build before the search's first decision)
             ("pig", 2, {}, ["mcts:iters=20,rollout=greedy", "hold"]),
             ("battlesheep", 3, {"board": "random"}, ["mcts:iters=10", "greedy", "random"]),
+            ("battlesheep", 2, {}, ["alphabeta:depth=2", "greedy"]),
             ("blacksheep", 3, {}, ["ismcts:iters=6,cutoff=30", "threshold:k=6", "random"]),
             ("hiboufou", 2, {}, ["ismcts:iters=6,rollout=greedy", "greedy"]),
             ("pig", 2, {"goal": 60}, ["optimal", "hold:t=20"])]      # optimal reads its table from aux

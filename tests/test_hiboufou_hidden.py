@@ -45,7 +45,7 @@ from sheepsim.games.hiboufou import policies as POL
 from sheepsim.games.hiboufou import rules as R
 from sheepsim.games.hiboufou.model import DECISION_NAMES, END, NSPACES, PLAY
 from sheepsim.rng import rand_below, streams
-from sheepsim.search.mcts import ISMCTS
+from sheepsim.search.agents import ISMCTS
 
 MP, MC = E.MAX_PLAYERS, E.MC
 

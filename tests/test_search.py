@@ -24,6 +24,7 @@ from sheepsim.games.driver import NATURE
 from sheepsim.games.pig import engine as PE
 from sheepsim.games.pig import play as PP
 from sheepsim.policies import MAX_PARAMS, seat_specs
+from sheepsim.search import agents as A
 from sheepsim.search import mcts as M
 from sheepsim.search import reference
 
@@ -48,6 +49,8 @@ TWINS = [  # game, players, options, policies by slot (slot 0 searches), decisio
     # full pool of kept legal lists (32 rows a node): the kernel's fallback to generating
     # lists at every visit, against the twin, which never keeps them
     ("battlesheep", 2, {}, ["mcts:iters=40,nodes=21", "random"], 40),
+    # soft cut-off shares (temp): Battle Sheep's evaluation scores the cut-off leaves
+    ("battlesheep", 2, {}, ["mcts:iters=30,cutoff=6,temp=2,rollout=greedy", "greedy"], 40),
     ("blacksheep", 3, {}, ["ismcts:iters=6", "random", "random"], 60),
     ("hiboufou", 2, {}, ["ismcts:iters=6,cutoff=20", "random"], 60),
 ]
@@ -78,8 +81,8 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
             else:
                 spec = specs[slots[who]]
                 rng = rngs[pol + who]
-                if spec.policy.id >= M.MCTS:
-                    action = reference.search(hooks, PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, spec.policy.id == M.ISMCTS,
+                if spec.policy.id >= A.MCTS:
+                    action = reference.search(hooks, PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, spec.policy.id == A.ISMCTS,
                                               s.copy(), arr, aux, who, spec.vector(), rng)
                     searched += 1
                 else:
@@ -138,7 +141,7 @@ def _pig_search(s, rules, params, rng):
     buf = np.zeros((2, 1), dtype=np.int32)
     # the replay kernel's search, with the argument types it passes (an int32 seat): its
     # cached compile is loaded, where the inlined choose_search would compile anew
-    return PP.choose_search_called(M.MCTS, s, rules, s, np.int32(0), params, rng, buf, buf.copy())
+    return PP.choose_search_called(A.MCTS, s, rules, s, np.int32(0), params, rng, buf, buf.copy())
 
 
 def test_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matters():

@@ -399,7 +399,7 @@ def user_kernels(play, user, search=False):
     hooks = play.HOOKS[:-1] + (play.choose_search_called,) if search else play.HOOKS
     namespace = dict(zip(names, (called(hook) for hook in hooks)))
     if search:
-        from ..search.mcts import LAST_ID as last
+        from ..search.agents import LAST_ID as last
     else:
         last = play.LAST_BUILTIN
     namespace.update(H_USER=user, H_LAST=last, H_VIEW=play.VIEW, H_GAME=play.GAME,

@@ -91,10 +91,10 @@ def user_policies(specs: list[PolicySpec]) -> bool:
 
 
 def search_policies(specs: list[PolicySpec]) -> bool:
-    """Whether a search policy (search/mcts.py) plays: it runs in the game's search
+    """Whether a search agent (search/agents.py) plays: it runs in the game's search
     kernels (play_blocks_search, replay_search), so other runs keep their kernels."""
-    from ..search.mcts import LAST_ID, MCTS
-    return any(MCTS <= p.policy.id <= LAST_ID for p in specs)
+    from ..search.agents import FIRST_ID, LAST_ID
+    return any(FIRST_ID <= p.policy.id <= LAST_ID for p in specs)
 
 
 def builtin_kernel(play, specs: list[PolicySpec], replay: bool = False):

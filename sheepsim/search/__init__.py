@@ -1,14 +1,16 @@
-"""Search policies for every turn-based game, through the engine contract (mcts.py).
+"""Search agents for every turn-based game, through the engine contract (agents.py).
 
-`register(game, title, hidden, greedy)` registers `mcts` and `ismcts` for a game: the one
-that fits it is playable, the other is refused with a one-line error (a search that saw
-hidden cards would cheat; a perfect-information game has nothing to determinize).
+`register(game, title, hidden, greedy, luck)` registers `mcts`, `ismcts` and `alphabeta`
+for a game: the ones that fit it are playable, the others are refused with a one-line
+error (a search that saw hidden cards would cheat; a perfect-information game has
+nothing to determinize; alpha-beta searches neither hidden cards nor luck).
 """
 
 from __future__ import annotations
 
 from ..policies import register_policy
-from . import mcts as M
+from . import agents as A
+from . import alphabeta as AB
 
 MAX_ITERS = 1_000_000       # the node pool of one decision: 2 x iters + 1 nodes, under 150 MB
 
@@ -20,6 +22,8 @@ PARAMS = {
                     "to the end)", 0.0, 1e9),
     "nodes": (0.0, "the node pool's size (0: 2 x iters + 1, which never fills; otherwise at least 3); a full "
                    "pool stops the tree growing", 0.0, 1e9),
+    "temp": (0.0, "a cut-off's score: 0, the leaders by progress share the win; above 0, soft shares "
+                  "exp(progress / temp), so a wide lead counts more than a narrow one", 0.0, 1e6),
 }
 INTEGERS = ("iters", "cutoff", "nodes")
 CHOICES = {"rollout": ("random", "greedy")}
@@ -34,18 +38,34 @@ def check(values: dict[str, float]) -> str:
     return ""
 
 
-def register(game: str, title: str, hidden: bool, greedy: str) -> None:
-    """Register `mcts` and `ismcts` for `game`; `greedy` says what rollout=greedy plays."""
+AB_PARAMS = {
+    "depth": (3.0, "plies searched, deepening one at a time (the strength knob)", 1.0, float(AB.MAX_DEPTH)),
+    "nodes": (0.0, "stop deepening once this many states were made (0: no cap); the deepest complete "
+                   "search decides", 0.0, 1e12),
+}
+
+
+def register(game: str, title: str, hidden: bool, greedy: str, luck: bool = False) -> None:
+    """Register the search agents for `game`; `greedy` says what rollout=greedy (and
+    alphabeta's tie-break) plays; `luck` whether chance meets the game's decisions."""
     common = dict(params=PARAMS, integers=INTEGERS, choices=CHOICES, check=check)
     what = (f"every iteration plays to the end with the rollout policy (random, or greedy: {greedy}), max-n "
             f"backups (each seat maximises its own win share), chance outcomes as chance nodes; "
             f"plays the most visited action")
-    register_policy(game, "mcts", policy_id=M.MCTS, **common,
+    register_policy(game, "mcts", policy_id=A.MCTS, **common,
                     doc=f"Monte Carlo tree search (UCT) over the real state: {what}",
                     refuse=(f"{title} hides cards: mcts would see them; use ismcts (information-set search over "
-                            f"what the seat may know)" if hidden else ""))(M.search)
-    register_policy(game, "ismcts", policy_id=M.ISMCTS, **common,
+                            f"what the seat may know)" if hidden else ""))(A.decide)
+    register_policy(game, "ismcts", policy_id=A.ISMCTS, **common,
                     doc=f"information-set MCTS (single observer): each iteration re-deals what the seat cannot "
                         f"see (determinize), one tree over its information set; {what}",
                     refuse="" if hidden else (f"{title} has no hidden information (no determinize hook): "
-                                              f"ismcts is for hidden-information games; use mcts"))(M.search)
+                                              f"ismcts is for hidden-information games; use mcts"))(A.decide)
+    register_policy(game, "alphabeta", policy_id=A.ALPHABETA, params=AB_PARAMS, integers=("depth", "nodes"),
+                    doc=f"alpha-beta search on the game's position evaluation (its progress hook): iterative "
+                        f"deepening to `depth` plies with move ordering, paranoid with 3 or 4 players (every "
+                        f"other seat plays against the searcher), ties at the root drawn at random; where one "
+                        f"ply cannot tell the actions apart it plays {greedy}",
+                    refuse=(f"{title} hides cards: alphabeta would see them; use ismcts" if hidden else
+                            f"{title} has luck in its decisions: alphabeta searches without chance; use mcts"
+                            if luck else ""))(A.decide)

@@ -78,7 +78,7 @@ def value(outcome, progress, spec, sim, rules, seat, over, orow, prog, share):
             rival = prog[q]
     v = prog[seat] - rival
     if over:
-        _rewards(outcome, progress, spec, sim, rules, players, False, orow, prog, share)
+        _rewards(outcome, progress, spec, sim, rules, players, False, 0.0, orow, prog, share)
         other = 0.0
         for q in range(players):
             if q != seat:

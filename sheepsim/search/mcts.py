@@ -30,7 +30,10 @@ In perfect information every child is always available and this is plain UCT.
 Rewards and backups (max-n: each seat maximises its own result). A finished game gives
 each seat its share of the win: 1 / (number of winners) to each winner, 0 to the
 others, and 1 / players to every seat when nobody won (a capped game, a draw). At a
-cut-off the seats with the highest `progress` share the win the same way. Every action
+cut-off the seats with the highest `progress` share the win the same way, or, with
+`temp` > 0, each seat's share is exp(progress / temp) normalised over the seats (a
+soft win share: a leader by a margin m in two players gets 1 / (1 + exp(-m / temp)),
+so a cut-off tells a large lead from a small one). Every action
 node on the iteration's path adds the reward of ITS actor, so in 3 or 4 players each
 seat's choices in the tree maximise that seat's own expected share.
 
@@ -69,11 +72,8 @@ from ..rng import rand_below
 from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_SIZE, NATURE, as_action
 from ..games.fast import array as unmanaged, popcount
 
-# The search policies' ids: above every game's built-ins, below policies.USER_ID_BASE
-MCTS, ISMCTS = 90, 91
-LAST_ID = ISMCTS
 # the parameter vector (policies.PolicySpec.vector), in the registered order
-P_ITERS, P_C, P_ROLLOUT, P_CUTOFF, P_NODES = range(5)
+P_ITERS, P_C, P_ROLLOUT, P_CUTOFF, P_NODES, P_TEMP = range(6)
 ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1
 # each game's SEARCH tuple (play.py), by position
 S_O_SIZE, S_O_COWINNERS, S_RANDOM, S_GREEDY = range(4)
@@ -116,13 +116,22 @@ def _same(keys, node, lbuf, i, width):
 
 
 @njit(inline="always")
-def _rewards(outcome, progress, spec, sim, rules, players, cutoff_hit, orow, prog, reward):
-    """Each seat's share of the win (module docstring): reward[q]."""
+def _rewards(outcome, progress, spec, sim, rules, players, cutoff_hit, temp, orow, prog, reward):
+    """Each seat's share of the win (module docstring): reward[q]. At a cut-off with
+    `temp` > 0 the shares are soft: exp(progress / temp), normalised."""
     if cutoff_hit:
         progress(sim, rules, prog)
         best = prog[0]
         for q in range(1, players):
             best = max(best, prog[q])
+        if temp > 0:
+            total = 0.0
+            for q in range(players):
+                reward[q] = np.exp((prog[q] - best) / temp)
+                total += reward[q]
+            for q in range(players):
+                reward[q] /= total
+            return
         mask = 0
         for q in range(players):
             if prog[q] == best:
@@ -178,6 +187,7 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     rollout_id = spec[S_GREEDY] if which == ROLLOUT_GREEDY else spec[S_RANDOM]
     rparams = rollout_params[which]
     cutoff = np.int64(params[P_CUTOFF])
+    temp = params[P_TEMP]
     cap = 2 * iters + 1
     if params[P_NODES] > 0:
         cap = max(3, min(cap, np.int64(params[P_NODES])))
@@ -318,7 +328,7 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
             node = d
         cut = rollout(actor, nature, chance, step, choose, sim, rules, aux, rollout_id, rparams, cutoff, rng, buf,
                       scratch)
-        _rewards(outcome, progress, spec, sim, rules, players, cut, orow, prog, reward)
+        _rewards(outcome, progress, spec, sim, rules, players, cut, temp, orow, prog, reward)
         for k in range(depth):
             visits[path[k]] += 1.0
             wins[path[k]] += reward[path_seat[k]]

@@ -117,7 +117,7 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
             action = action if isinstance(action, tuple) else (action,)
             E.step(sim, rules, aux, action, E.chance(sim, rules, aux, action, rng))
             t += 1
-        reward = _rewards(E, spec, sim, rules, players, cut)
+        reward = _rewards(E, spec, sim, rules, players, cut, float(params[M.P_TEMP]))
         for a, who in path:
             a.visits += 1.0
             a.wins += reward[who]
@@ -128,11 +128,14 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
     return best.key
 
 
-def _rewards(E, spec, sim, rules, players, cut):
+def _rewards(E, spec, sim, rules, players, cut, temp=0.0):
     if cut:
         prog = np.zeros(E.MAX_PLAYERS)
         E.progress(sim, rules, prog)
         top = max(prog[:players])
+        if temp > 0:
+            soft = [math.exp((prog[q] - top) / temp) for q in range(players)]
+            return [x / sum(soft) for x in soft]
         mask = sum(1 << q for q in range(players) if prog[q] == top)
     else:
         row = np.zeros(spec[M.S_O_SIZE], dtype=np.int32)

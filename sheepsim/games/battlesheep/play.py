@@ -9,7 +9,7 @@ state (game.initial_state).
 
 from numba import njit
 
-from ...search import mcts
+from ...search import agents, alphabeta, mcts
 from .. import driver, fast
 from . import engine as E
 from . import policies as P
@@ -43,20 +43,22 @@ def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, faul
                          seat_slot, rngs, g, row, log, fault)
 
 
-# --- the search policies (search/mcts.py), in kernels of their own: runs without one
+# --- the search agents (search/agents.py), in kernels of their own: runs without one
 # keep the kernels above, unchanged. The outcome row's size and winners column, and
 # the rollout policies: random, and "greedy" = the greedy policy at its defaults (epsilon 0, opponent 1).
 SEARCH = (E.O_SIZE, E.O_COWINNERS, P.RANDOM, P.GREEDY)
 ROLLOUT_PARAMS = mcts.rollout_params((), (0.0, 1.0))
+# perfect information without luck: alpha-beta plays (search/alphabeta.py)
+EXACT = alphabeta.search
 
 
 @njit(cache=True, inline="always")
 def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """The built-ins' dispatcher, with the search policies."""
-    if policy_id >= mcts.MCTS:
-        mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, mcts.no_determinize,
-                    mcts.copy_whole, P.choose, VIEW, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat,
-                    params, rng, buf)
+    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
+        agents.decide(policy_id, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress,
+                      mcts.no_determinize, mcts.copy_whole, P.choose, VIEW, GAME, SEARCH, ROLLOUT_PARAMS, False,
+                      EXACT, s, rules, aux, seat, params, rng, buf, scratch)
         return buf[0, 0], buf[0, 1], buf[0, 2], buf[0, 3]
     return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -65,10 +67,10 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
 def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """choose_search calling the hooks rather than inlining them (driver.called): the
     replay and user-policy kernels' search, compiled in seconds rather than a minute."""
-    if policy_id >= mcts.MCTS:
-        mcts.search(R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, mcts.no_determinize,
-                    mcts.copy_whole, R_CHOOSE, VIEW, GAME, SEARCH, ROLLOUT_PARAMS, False, s, rules, aux, seat,
-                    params, rng, buf)
+    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
+        agents.decide(policy_id, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress,
+                      mcts.no_determinize, mcts.copy_whole, R_CHOOSE, VIEW, GAME, SEARCH, ROLLOUT_PARAMS, False,
+                      EXACT, s, rules, aux, seat, params, rng, buf, scratch)
         return buf[0, 0], buf[0, 1], buf[0, 2], buf[0, 3]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -77,12 +79,12 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
 def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo,
                        b_hi):
     driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, choose_search,
-                       P.no_user_policies, mcts.LAST_ID, VIEW, GAME, rules, aux, slot_ids, slot_params, rotate,
+                       P.no_user_policies, agents.LAST_ID, VIEW, GAME, rules, aux, slot_ids, slot_params, rotate,
                        seed, first, out, faults, metrics, b_lo, b_hi)
 
 
 @njit(cache=True)
 def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS,
-                         choose_search_called, P.no_user_policies, mcts.LAST_ID, VIEW, GAME, rules, aux, slot_ids,
+                         choose_search_called, P.no_user_policies, agents.LAST_ID, VIEW, GAME, rules, aux, slot_ids,
                          slot_params, seat_slot, rngs, g, row, log, fault)

@@ -8,7 +8,7 @@ the deck: int32 colour masks by card id (rules.deck_array).
 
 from numba import njit
 
-from ...search import mcts
+from ...search import agents, mcts
 from .. import driver, fast
 from . import engine as E
 from . import policies as P
@@ -42,11 +42,13 @@ def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, faul
                          seat_slot, rngs, g, row, log, fault)
 
 
-# --- the search policies (search/mcts.py), in kernels of their own: runs without one
+# --- the search agents (search/agents.py), in kernels of their own: runs without one
 # keep the kernels above, unchanged. The outcome row's size and winners column, and
 # the rollout policies: random, and "greedy" = the greedy policy.
 SEARCH = (E.O_SIZE, E.O_COWINNERS, P.RANDOM, P.GREEDY)
 ROLLOUT_PARAMS = mcts.rollout_params((), ())
+# hidden cards: no alpha-beta (search/agents.py)
+EXACT = agents.no_exact
 
 
 @njit(cache=True, inline="always")
@@ -56,10 +58,10 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     called (R_CHOOSE) rather than inlined a second time: the kernel compiles in about
     half the time (41 s against 66 s for Bye-Bye Black Sheep, 44 s against 74 s for
     Hiboufou, measured), with the same results and speed."""
-    if policy_id >= mcts.MCTS:
-        mcts.search(E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
-                    E.copy_state, P.choose_rollout, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux,
-                    seat, params, rng, buf)
+    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
+        agents.decide(policy_id, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
+                      E.copy_state, P.choose_rollout, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, EXACT, s,
+                      rules, aux, seat, params, rng, buf, scratch)
         return buf[0, 0], buf[0, 1], buf[0, 2]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -68,10 +70,10 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
 def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """choose_search calling the hooks rather than inlining them (driver.called): the
     replay and user-policy kernels' search, compiled in seconds rather than a minute."""
-    if policy_id >= mcts.MCTS:
-        mcts.search(R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, E.determinize,
-                    E.copy_state, R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, s, rules, aux, seat,
-                    params, rng, buf)
+    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
+        agents.decide(policy_id, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, E.determinize,
+                      E.copy_state, R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, EXACT, s, rules, aux,
+                      seat, params, rng, buf, scratch)
         return buf[0, 0], buf[0, 1], buf[0, 2]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
@@ -80,12 +82,12 @@ def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scrat
 def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo,
                        b_hi):
     driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, choose_search,
-                       P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params, rotate,
-                       seed, first, out, faults, metrics, b_lo, b_hi)
+                       P.no_user_policies, agents.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
+                       rotate, seed, first, out, faults, metrics, b_lo, b_hi)
 
 
 @njit(cache=True)
 def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
     return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS,
-                         choose_search_called, P.no_user_policies, mcts.LAST_ID, fast.pointer, GAME, rules, aux,
+                         choose_search_called, P.no_user_policies, agents.LAST_ID, fast.pointer, GAME, rules, aux,
                          slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)

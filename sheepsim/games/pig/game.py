@@ -46,7 +46,7 @@ register_policy("pig", "learned", policy_id=POL.LEARNED,
                 doc="holds once the turn total reaches its cell's threshold in a stop table learned by "
                     "simulation (cells: own score and opponent's score, 20 bands of the goal each); rolls at 0 "
                     "and holds when banking wins")(POL.learned)
-search.register("pig", "Pig", hidden=False, greedy="hold at 20")
+search.register("pig", "Pig", hidden=False, greedy="hold at 20", luck=True)
 
 # printed by `sheepsim policies pig`
 POLICY_HELP = """\
