@@ -20,7 +20,8 @@ from ..fileio import all_or_nothing
 
 # each kind and the module under sheepsim/analysis/ that plans and runs it
 MODULES = {"seat_advantage": "seat_advantage", "policy_sweep": "sweep", "rule_variants": "variants", "grid": "grid",
-           "skill_ladder": "ladder", "ratings": "ratings", "learn_stop": "learn_stop", "tune": "tune"}
+           "skill_ladder": "ladder", "ratings": "ratings", "learn_stop": "learn_stop", "tune": "tune",
+           "converge": "converge"}
 KINDS = tuple(MODULES)
 COMMON = {"name", "title", "kind", "game", "seed", "description", "scale"}
 MAX_SCALE = 1000
@@ -88,7 +89,7 @@ def load(path: Path) -> dict[str, Any]:
     return spec
 
 
-COUNTS = ("games", "confirm_games", "against_games", "eval_games")    # games per run, scaled
+COUNTS = ("games", "confirm_games", "against_games", "eval_games", "strength_games")    # games per run, scaled
 
 
 def count_problem(spec: dict[str, Any], scale: float) -> str:

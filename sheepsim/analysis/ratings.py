@@ -152,7 +152,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     lo, hi = wilson_interval(np.where(played > 0, wins, 0), played)
     r = fit(wins, played)
     rng = np.random.default_rng(seed)
-    boots = np.array([fit(_resample(rng, rate, played), played) for _ in range(p.bootstrap)])
+    boots = np.array([fit(resample(rng, rate, played), played) for _ in range(p.bootstrap)])
     r_lo, r_hi = np.percentile(boots, [2.5, 97.5], axis=0)
     table = pd.DataFrame({"policy": p.labels, "rating": ELO * r, "rating_lo": ELO * r_lo, "rating_hi": ELO * r_hi,
                           "mean_win_rate": np.nanmean(rate, axis=1)}).sort_values("rating", ascending=False)
@@ -186,11 +186,14 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     return report.write(reports / f"{name}.md")
 
 
-def _resample(rng, rate, played):
-    """Each pair's wins redrawn from its observed rate (upper triangle; the lower mirrors it)."""
+def resample(rng, rate, played):
+    """Each pair's wins redrawn from its observed rate (upper triangle; the lower mirrors
+    it); a pair that never met stays at none."""
     n = len(rate)
     w = np.zeros((n, n))
     for i, j in combinations(range(n), 2):
+        if not played[i, j]:
+            continue
         k = rng.binomial(int(played[i, j]), rate[i, j])
         w[i, j], w[j, i] = k, played[i, j] - k
     return w

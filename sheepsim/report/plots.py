@@ -30,7 +30,7 @@ from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from sheepsim.analysis.tables import game_margins, num_players
 from sheepsim.report import saved
@@ -441,6 +441,8 @@ def lines_plot(lines: Mapping[str, tuple], path: str | os.PathLike[str], title: 
         ax.axhline(fairs.pop(), color="grey", linestyle="--", linewidth=0.8,
                    label="no edge" if edge else "fair share")
     if edge:        # whole points unless the axis spans only a few ("+40.0" was noise)
+        # ticks 1, 2 or 5 (x 10^k) apart: a tick at 2.5 points would read "+3" in whole points
+        ax.yaxis.set_major_locator(MaxNLocator(steps=[1, 2, 5, 10]))
         digits = 0 if np.ptp(ax.get_ylim()) >= 0.05 else 1
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _points(v, digits)))
     else:

@@ -1,0 +1,357 @@
+"""Convergence: follow an answer up the strength scale until it stops moving.
+
+A balance answer ("seat 0 wins 4 points more often") is an answer between players of
+some strength; between stronger ones it may be another. This analysis climbs a ladder
+of one agent family ordered by strength (`policy` with its strength knob `knob` at each
+of `levels`, e.g. mcts at 256, 512, ... iterations, or alphabeta at depths 1, 2, ...),
+then the SPECs of `top` (say Pig's `learned` and `optimal`), and at each level:
+
+* the answer: every seat plays the level (self-play), for each player count, on the
+  analysis seed (common random numbers: every level sees the same deals and boards),
+  until every seat's share has a 95% half-width of at most `halfwidth` (the runner's
+  sequential stopping, simulate --ci-halfwidth, looked at every CHUNK games) or `games`
+  were played. Measured: seat
+  0's edge (its share of decided games minus the fair 1/P), each seat's share, game
+  length, games without a sole winner, the experience metrics (simulate --metrics);
+* the strength, in 2 players (the game's smallest count if it has no 2-player game):
+  the level in one seat against the level below in the other, and against each of
+  `anchors` (random, a heuristic, a fixed search), `strength_games` games each, seats
+  rotated; Bradley-Terry ratings (analysis/ratings.py) over every such match place
+  the levels on one scale (Elo points, the first anchor at 0).
+
+A player count stops climbing at the first level whose edge is within `tolerance` of
+the level below's, both with half-widths of at most `halfwidth`: the answer "stops
+moving" there. Otherwise it climbs to the top and the report says it is "still
+moving", with the two strongest levels' answers. `top` levels are played whatever the
+family did: they are the reference the family is compared with. With `exact` (seat 0's
+share under perfect play, known for Pig) the report says whether the strongest level's
+interval holds it, and never claims convergence the exact answer contradicts.
+
+Analysis keys: players, policy, knob, levels, top, games, halfwidth, tolerance, anchors,
+strength_games, exact, options.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SheepsimError
+from ..games import get_game
+from ..policies import parse_spec, seat_specs
+from ..report import findings as F
+from ..report import plots
+from ..report.markdown import Report
+from ..runner import simulate, versions
+from ..start import policy_data
+from . import ratings
+from . import tables as T
+from .definition import player_counts
+from .stats import wilson_interval
+
+# self-play runs in chunks of this many games, so sequential stopping looks at its
+# intervals often (a chunk is where the runner checks them; results do not depend on it)
+CHUNK = 250
+KEYS = ("players", "policy", "knob", "levels", "top", "games", "halfwidth", "tolerance", "anchors",
+        "strength_games", "exact", "options")
+
+
+@dataclass
+class Plan:
+    game: Any
+    players: list[int]
+    rules: dict[int, Any]       # by player count
+    ladder: list[str]           # the levels' SPECs, weakest first: the family's, then `top`
+    family: int                 # how many of the ladder are the family's (the rest are `top`)
+    games: int
+    halfwidth: float
+    tolerance: float
+    anchors: list[str]
+    strength_players: int
+    strength_games: int
+    exact: float | None
+
+
+def with_knob(policy: str, knob: str, value: int) -> str:
+    """The SPEC `policy` with `knob` = value."""
+    return f"{policy}{',' if ':' in policy else ':'}{knob}={value}"
+
+
+def plan(spec: dict[str, Any], scale: float) -> Plan:
+    game = get_game(spec["game"])
+    players = player_counts(spec, game)
+    rules = {p: game.make_rules(p, spec.get("options", {})) for p in players}
+    policy = spec.get("policy")
+    if not isinstance(policy, str):
+        raise SheepsimError('a convergence analysis climbs one agent family: `policy = "mcts"` (a SPEC without '
+                            'its strength knob)')
+    base = parse_spec(game.name, policy)            # unknown, refused or malformed: its own one-line error
+    knob = spec.get("knob", "iters" if "iters" in base.policy.params else "depth")
+    if knob not in base.policy.params:
+        raise SheepsimError(f"policy {base.policy.name} has no parameter {knob!r} to climb; its parameters: "
+                            f"{', '.join(base.policy.params) or 'none'}")
+    if f"{knob}=" in policy:
+        raise SheepsimError(f"give the policy without {knob} ({policy!r}): the levels set it")
+    levels = spec.get("levels")
+    if not (isinstance(levels, list) and len(levels) >= 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in levels) and levels == sorted(set(levels))):
+        raise SheepsimError(f"`levels` must list at least two whole values of {knob}, increasing, e.g. "
+                            f"[256, 512, 1024], not {levels!r}")
+    top = spec.get("top", [])
+    if not (isinstance(top, list) and all(isinstance(t, str) for t in top)):
+        raise SheepsimError(f'`top` must be a list of policy SPECs, e.g. ["optimal"], not {top!r}')
+    ladder = [with_knob(policy, knob, v) for v in levels] + list(top)
+    anchors = spec.get("anchors", ["random"])
+    if not (isinstance(anchors, list) and anchors and all(isinstance(a, str) for a in anchors)):
+        raise SheepsimError(f'`anchors` must be a list of policy SPECs, e.g. ["random", "greedy"], not {anchors!r}')
+    numbers = {"games": (10_000, True), "strength_games": (1_000, True), "halfwidth": (0.015, False),
+               "tolerance": (0.01, False)}
+    got = {}
+    for key, (default, whole) in numbers.items():
+        value = spec.get(key, default)
+        ok = isinstance(value, int) and not isinstance(value, bool) and value > 0 if whole else \
+            isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 0.5
+        if not ok:
+            raise SheepsimError(f"`{key}` must be " + ("a positive whole number of games" if whole else
+                                                      "a share between 0 and 0.5, e.g. 0.015 for 1.5 points") +
+                                f", not {value!r}")
+        got[key] = value
+    exact = spec.get("exact")
+    if exact is not None:
+        if not (isinstance(exact, (int, float)) and not isinstance(exact, bool) and 0 <= exact <= 1):
+            raise SheepsimError(f"`exact` is seat 0's share of decided games under perfect play, 0..1, not {exact!r}")
+        if len(players) != 1:
+            raise SheepsimError("`exact` holds for one player count: give `players = N` with it")
+    strength_players = 2 if 2 in game.players else game.players[0]
+    strength_rules = rules.get(strength_players) or game.make_rules(strength_players, spec.get("options", {}))
+    rules.setdefault(strength_players, strength_rules)
+    for level in ladder:                            # check every cell now, not after an hour
+        for p in players:
+            policy_data(game, rules[p], seat_specs(game.name, [level], p))
+        for other in anchors:
+            policy_data(game, strength_rules, seat_specs(game.name, [level, other], strength_players))
+    return Plan(game, players, rules, [parse_spec(game.name, s).label for s in ladder], len(levels),
+                max(1, round(got["games"] * scale)), float(got["halfwidth"]), float(got["tolerance"]),
+                [parse_spec(game.name, a).label for a in anchors], strength_players,
+                max(1, round(got["strength_games"] * scale)), exact)
+
+
+def _selfplay(p: Plan, level: str, players: int, seed: int, threads, progress) -> dict[str, Any]:
+    """One level's answer in `players` players: every seat plays `level`."""
+    start = time.perf_counter()
+    df = simulate(p.game, p.rules[players], seat_specs(p.game.name, [level], players), p.games, seed, threads,
+                  progress=progress, ci_halfwidth=p.halfwidth, metrics=True, chunk_size=CHUNK).results
+    seconds = time.perf_counter() - start
+    seats = T.seat_table(df)
+    row = {"players": players, "level": level, "games": len(df), **T.seat0_edge(df), "seconds": seconds}
+    row["halfwidth"] = (row["edge_hi"] - row["edge_lo"]) / 2
+    for s in seats.itertuples():
+        row[f"seat{s.seat}"], row[f"seat{s.seat}_lo"], row[f"seat{s.seat}_hi"] = s.win_rate, s.win_rate_lo, \
+            s.win_rate_hi
+    row["no_sole_winner"] = seats.attrs["draw_rate"]
+    row["no_sole_winner_lo"], row["no_sole_winner_hi"] = seats.attrs["draw_rate_lo"], seats.attrs["draw_rate_hi"]
+    length = T.length_table(df).iloc[0]
+    row["length"], row["length_lo"], row["length_hi"] = length["mean"], length["mean_lo"], length["mean_hi"]
+    experience = T.experience_row(df)
+    for key in ("lead_changes", "decided_share", "comeback", "drama"):
+        row[key], row[f"{key}_lo"], row[f"{key}_hi"] = (experience[key], experience[f"{key}_lo"],
+                                                        experience[f"{key}_hi"])
+    return row
+
+
+def _match(p: Plan, level: str, other: str, seed: int, threads, progress) -> tuple[float, float, float]:
+    """(wins of `level`, of `other`, games) in 2 players (strength_players), seats
+    rotated; a game without a sole winner counts half to each (ratings.py)."""
+    specs = seat_specs(p.game.name, [level] + [other] * (p.strength_players - 1), p.strength_players)
+    df = simulate(p.game, p.rules[p.strength_players], specs, p.strength_games, seed, threads,
+                  progress=progress).results
+    sole = T.policy_table(df).set_index("policy")["wins"]
+    won, lost = float(sole[specs[0].label]), float(len(df) - sole[specs[0].label])
+    if p.strength_players == 2:
+        drawn = len(df) - sole[specs[0].label] - sole[specs[1].label]
+        won, lost = won + drawn / 2, float(sole[specs[1].label]) + drawn / 2
+    return won, lost, float(len(df))
+
+
+def settled(below: dict[str, Any], above: dict[str, Any], p: Plan) -> bool:
+    """Whether two consecutive levels agree: edges within `tolerance`, both half-widths
+    at most `halfwidth` (rounded to a tenth of a point: a half-width a hair over the
+    target after sequential stopping's last chunk is the target)."""
+    narrow = max(below["halfwidth"], above["halfwidth"]) <= p.halfwidth + 5e-4
+    return narrow and abs(above["edge"] - below["edge"]) <= p.tolerance
+
+
+def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
+    name, seed, game = spec["name"], spec["seed"], p.game
+    figures = (reports / name).absolute()
+    figures.mkdir(parents=True, exist_ok=True)
+    names = p.anchors + [x for x in p.ladder if x not in p.anchors]
+    wins = np.zeros((len(names), len(names)))
+    played = np.zeros_like(wins)
+    answers, strength = [], []
+    climbing = {n: True for n in p.players}
+    stopped: dict[int, int] = {}                    # player count -> the level index it settled at
+    start = time.perf_counter()
+
+    def say(text):
+        if progress:
+            print(f"{name}: {text} ...", file=sys.stderr, flush=True)
+
+    for i, level in enumerate(p.ladder):
+        in_family = i < p.family
+        if not any(climbing.values()) and in_family:
+            continue
+        # the strength: this level against the one below and against each anchor
+        row = {"level": level}
+        for other, key in ([(p.ladder[i - 1], "below")] if i else []) + [(a, a) for a in p.anchors]:
+            if other == level:
+                continue
+            say(f"{level} against {other}")
+            w, l, n = _match(p, level, other, seed, threads, progress)
+            a, b = names.index(level), names.index(other)
+            wins[a, b] += w
+            wins[b, a] += l
+            played[a, b] += n
+            played[b, a] += n
+            lo, hi = wilson_interval(w, w + l)
+            row[key], row[f"{key}_lo"], row[f"{key}_hi"] = w / (w + l), lo, hi
+        strength.append(row)
+        for players in p.players:
+            if not climbing[players] and in_family:
+                continue
+            say(f"{level}, every seat, {players} players")
+            answers.append(_selfplay(p, level, players, seed, threads, progress))
+            mine = [r for r in answers if r["players"] == players]
+            if in_family and len(mine) >= 2 and settled(mine[-2], mine[-1], p) and climbing[players]:
+                climbing[players] = False
+                stopped[players] = p.ladder.index(mine[-2]["level"])
+    answers = pd.DataFrame(answers)
+    strength = pd.DataFrame(strength)
+    rated = played.sum(axis=1) > 0
+    names = [n for n, r in zip(names, rated) if r]
+    wins, played = wins[np.ix_(rated, rated)], played[np.ix_(rated, rated)]
+    elo = ratings.ELO * ratings.fit(wins, played)
+    rate = np.divide(wins, played, out=np.full(wins.shape, np.nan), where=played > 0)
+    rng = np.random.default_rng(seed)
+    boots = np.array([ratings.fit(ratings.resample(rng, rate, played), played) for _ in range(200)])
+    lo, hi = ratings.ELO * np.percentile(boots, [2.5, 97.5], axis=0)
+    elos = pd.DataFrame({"policy": names, "rating": elo, "rating_lo": lo, "rating_hi": hi})
+    strength = strength.merge(elos.rename(columns={"policy": "level"}), on="level", how="left")
+    total = time.perf_counter() - start
+
+    report = Report(spec.get("title", f"{game.title}: the answer against strength"), {
+        "game": game.name, "game_version": game.version, "rules": p.rules[p.players[0]].as_dict(),
+        "players": p.players, "policies": p.ladder + p.anchors, "seed": seed,
+        "games": {"per level, at most": p.games, "per strength match": p.strength_games},
+        "halfwidth": p.halfwidth, "tolerance": p.tolerance, "packages": versions(), "command": command,
+    }, description=spec.get("description"))
+    report.headline(headline(answers, stopped, p))
+    report.findings(_findings(answers, strength, stopped, p))
+    report.figure(plots.lines_plot(
+        {f"{n} players": (list(g["level"]), g["edge"], g["edge_lo"], g["edge_hi"], 0.0)
+         for n, g in answers.groupby("players")},
+        figures / "edge.png", f"{game.title}: seat 0's edge against strength", "every seat plays",
+        n={f"{n} players": g["decided"].to_numpy() for n, g in answers.groupby("players")},
+        edge="seat 0's edge (points)"),
+        "Seat 0's share of decided games minus the fair 1/P, every seat playing the level, weakest first; 95% "
+        "Wilson intervals.")
+    lines = {}          # every line over every level played (a gap where a match was not), so they align
+    for key in ["below"] + p.anchors:
+        if key in strength and strength[key].notna().any():
+            lines["against the level below" if key == "below" else f"against {key}"] = (
+                list(strength["level"]), strength[key], strength[f"{key}_lo"], strength[f"{key}_hi"], 0.5)
+    report.figure(plots.lines_plot(lines, figures / "strength.png", f"{game.title}: how strong each level is",
+                                   "level", n={k: p.strength_games for k in lines}),
+                  f"Each level's win rate in {p.strength_players} players against the level below and against "
+                  f"each anchor, seats rotated, a game without a sole winner half; 95% Wilson intervals.")
+    report.heading("The answer at each level")
+    shown = ["players", "level", "games", "decided", "edge", "edge_lo", "edge_hi"] + \
+        [c for c in answers.columns if c.startswith("seat") and c[4:].isdigit()
+         for c in (c, f"{c}_lo", f"{c}_hi")] + \
+        [c for k in ("no_sole_winner", "length", "lead_changes", "decided_share", "comeback", "drama")
+         for c in (k, f"{k}_lo", f"{k}_hi")] + ["seconds"]
+    report.table(answers[[c for c in dict.fromkeys(shown) if c in answers]].round({"seconds": 1}),
+                 headers={"edge": "seat 0's edge", "no_sole_winner": "no sole winner", "length": "mean length",
+                          "lead_changes": "lead changes", "decided_share": "decided share", "comeback": "comeback rate",
+                          "seconds": "run time (s)", **{f"seat{k}": f"seat {k}" for k in range(8)}},
+                 points=["edge"], percent=["no_sole_winner", "comeback", "decided_share"] +
+                 [f"seat{k}" for k in range(8)],
+                 caption="every seat plays the level; shares of decided games; 95% intervals; each level stops at "
+                         f"a half-width of {100 * p.halfwidth:.1f} points or {p.games:,} games")
+    report.heading("The strength of each level")
+    cols = ["level"] + [c for key in ["below"] + p.anchors for c in (key, f"{key}_lo", f"{key}_hi")
+                        if key in strength] + ["rating", "rating_lo", "rating_hi"]
+    report.table(strength[cols], percent=[k for k in ["below"] + p.anchors if k in strength],
+                 headers={"below": "against the level below", "rating": "rating (Elo scale)",
+                          **{a: f"against {a}" for a in p.anchors}},
+                 caption=f"win rates in {p.strength_players} players, {p.strength_games:,} games a match, seats "
+                         f"rotated; Bradley-Terry ratings over every match, {p.anchors[0]} at 0, 95% bootstrap "
+                         f"intervals (200 resamples)")
+    report.paragraph(f"Run time: {total:.0f} s in all ({answers['seconds'].sum():.0f} s of self-play).")
+    return report.write(reports / f"{name}.md")
+
+
+def _said(row, unit: str = " points") -> str:
+    return f"{F.points(row['edge'], row['edge_lo'], row['edge_hi'], signed=True)}{unit} at {row['level']}"
+
+
+def verdicts(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> dict[int, str]:
+    """Per player count: where the edge stops moving, or that it is still moving."""
+    out = {}
+    for n, g in answers.groupby("players"):
+        family = g[g["level"].isin(p.ladder[:p.family])].reset_index(drop=True)
+        if n in stopped:
+            at = family.index[family["level"] == p.ladder[stopped[n]]][0]
+            below, above = family.iloc[at], family.iloc[at + 1]
+            out[n] = (f"stops moving from {below['level']} on: "
+                      f"{F.points(below['edge'], below['edge_lo'], below['edge_hi'], signed=True)} points there, "
+                      f"{_said(above, '')}")
+        elif len(family) >= 2:
+            out[n] = (f"is still moving at the strongest level played: {_said(family.iloc[-1])}, "
+                      f"{_said(family.iloc[-2], '')}")
+        else:
+            out[n] = f"was measured at one level only: {_said(family.iloc[-1])}"
+    return out
+
+
+def headline(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> str:
+    said = verdicts(answers, stopped, p)
+    parts = [f"{n} players: {text}" for n, text in said.items()]
+    text = f"Seat 0's edge against strength ({p.ladder[0].split(':')[0]}): " + "; ".join(parts)
+    if p.exact is not None:
+        strongest = answers[answers["level"].isin(p.ladder[:p.family])].iloc[-1]
+        fair = 1.0 / p.players[0]
+        holds = strongest["edge_lo"] + fair <= p.exact <= strongest["edge_hi"] + fair
+        text += (f"; the exact answer under perfect play, seat 0 winning {p.exact:.2%}, is "
+                 f"{'inside' if holds else 'outside'} the strongest search level's interval")
+    return text + "."
+
+
+def _findings(answers: pd.DataFrame, strength: pd.DataFrame, stopped: dict[int, int], p: Plan) -> list[str]:
+    lines = [f"**{n} players**: seat 0's edge {text}." for n, text in verdicts(answers, stopped, p).items()]
+    for row in strength.itertuples():
+        below = getattr(row, "below", float("nan"))
+        if below == below and not row.below_lo > 0.5:
+            lines.append(f"{row.level} is not significantly stronger than the level below "
+                         f"({F.share(row.below, row.below_lo, row.below_hi)} of its games against it): an answer "
+                         f"that stops moving there may have stopped with the strength, not with good play.")
+    if p.exact is not None:
+        n = p.players[0]
+        g = answers[answers["players"] == n]
+        fair = 1.0 / n
+        for r in g.itertuples():
+            holds = r.edge_lo + fair <= p.exact <= r.edge_hi + fair
+            lines.append(f"{r.level}: seat 0 wins {F.share(r.edge + fair, r.edge_lo + fair, r.edge_hi + fair)}; the "
+                         f"exact share under perfect play, {p.exact:.2%}, is {'inside' if holds else 'outside'} "
+                         f"its interval.")
+        last_family = g[g["level"].isin(p.ladder[:p.family])].iloc[-1]
+        if not last_family.edge_lo + fair <= p.exact <= last_family.edge_hi + fair:
+            lines.append(f"The strongest search level played ({last_family.level}) does not reach the exact "
+                         f"answer: its convergence, if any, is to a wrong value.")
+    return lines

@@ -1,0 +1,112 @@
+"""The converge analysis kind (analysis/converge.py): its stopping rule, its verdicts,
+a small run end to end, and bad input."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import assert_bad
+from conftest import run_cli as run
+from sheepsim.analysis import converge as C
+from sheepsim.report import saved
+
+
+def _plan(**kw) -> C.Plan:
+    fields = dict(game=None, players=[2], rules={}, ladder=["mcts:iters=64", "mcts:iters=128", "mcts:iters=256",
+                                                              "optimal"], family=3, games=100, halfwidth=0.015,
+                  tolerance=0.01, anchors=["random"], strength_players=2, strength_games=10, exact=None)
+    fields.update(kw)
+    return C.Plan(**fields)
+
+
+def _row(level, edge, half, players=2):
+    return {"players": players, "level": level, "edge": edge, "edge_lo": edge - half, "edge_hi": edge + half,
+            "halfwidth": half, "decided": 1000}
+
+
+@pytest.mark.parametrize("below,above,settles", [
+    ((0.050, 0.015), (0.058, 0.015), True),      # within a point, both narrow
+    ((0.050, 0.015), (0.061, 0.015), False),     # 1.1 points apart
+    ((0.050, 0.020), (0.052, 0.015), False),     # close, but the level below is too wide to tell
+    ((0.050, 0.0152), (0.050, 0.0151), True),    # a hair over the target after the last chunk is the target
+])
+def test_two_levels_settle_only_when_close_and_narrow(below, above, settles):
+    assert C.settled(_row("a", *below), _row("b", *above), _plan()) is settles
+
+
+def test_the_verdicts_say_where_the_edge_stops_or_that_it_still_moves():
+    answers = pd.DataFrame([_row("mcts:iters=64", -0.05, 0.01), _row("mcts:iters=128", 0.03, 0.012),
+                            _row("mcts:iters=256", 0.035, 0.012),
+                            _row("mcts:iters=64", 0.00, 0.01, 3), _row("mcts:iters=128", 0.04, 0.01, 3)])
+    p = _plan(players=[2, 3])
+    said = C.verdicts(answers, {2: 1}, p)
+    assert said[2] == ("stops moving from mcts:iters=128 on: +3.0 [+1.8, +4.2] points there, +3.5 [+2.3, +4.7] at "
+                       "mcts:iters=256")
+    assert said[3] == ("is still moving at the strongest level played: +4.0 [+3.0, +5.0] points at mcts:iters=128, "
+                       "0.0 [-1.0, +1.0] at mcts:iters=64")
+    text = C.headline(answers, {2: 1}, p)
+    assert text.startswith("Seat 0's edge against strength (mcts): 2 players: stops moving from ")
+    assert "; 3 players: is still moving" in text
+
+
+def test_an_exact_answer_outside_the_strongest_interval_is_said():
+    # Pig's exact first-player share, 53.06%: a search settling at 51% has converged wrongly
+    answers = pd.DataFrame([_row("mcts:iters=64", 0.008, 0.01), _row("mcts:iters=128", 0.010, 0.01),
+                            _row("optimal", 0.0306, 0.01)])
+    p = _plan(ladder=["mcts:iters=64", "mcts:iters=128", "optimal"], family=2, exact=0.5306)
+    assert C.headline(answers, {2: 0}, p).endswith(
+        "the exact answer under perfect play, seat 0 winning 53.06%, is outside the strongest search level's "
+        "interval.")
+    lines = C._findings(answers, pd.DataFrame({"level": ["mcts:iters=64"]}), {2: 0}, p)
+    assert any("optimal: seat 0 wins" in x and "is inside its interval" in x for x in lines)
+    assert any("does not reach the exact answer" in x for x in lines)
+
+
+def _analysis(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "a.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_small_pig_run_climbs_its_ladder_and_writes_its_report(tmp_path):
+    path = _analysis(tmp_path, 'name = "c"\nkind = "converge"\ngame = "pig"\nplayers = 2\n'
+                               'policy = "mcts:rollout=greedy"\nlevels = [2, 8]\ntop = ["hold:t=25"]\n'
+                               'games = 3000\nhalfwidth = 0.1\ntolerance = 0.4\nanchors = ["random"]\n'
+                               'strength_games = 100\nexact = 0.5306\n')
+    result = run("run", str(path), "--reports", str(tmp_path / "rep"), "-q")
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "c.md").read_text()
+    # a tolerance of 40 points settles at once: 8 iterations stop the family, hold:t=25 still plays
+    headline = text.split("## Findings\n\n")[1].split("\n")[0]
+    assert headline.startswith("Seat 0's edge against strength (mcts): 2 players: stops moving from "), headline
+    assert "from mcts:iters=2,rollout=greedy" in headline and "exact answer under perfect play" in headline
+    levels = re.findall(r"^\| 2 \| (\S+) \| (\d+) \|", text, re.M)
+    assert [x for x, _ in levels] == ["mcts:iters=2,rollout=greedy", "mcts:iters=8,rollout=greedy", "hold:t=25"]
+    # sequential stopping: a half-width of 10 points needs a few hundred games, not 3,000
+    assert all(int(n) < 3000 and int(n) % C.CHUNK == 0 for _, n in levels), levels
+    for name in ("edge.png", "strength.png"):
+        assert (tmp_path / "rep" / "c" / name).stat().st_size > 10_000
+    data = saved.read_sidecar(tmp_path / "rep" / "c.md")
+    assert data is not None and data["findings"]
+
+
+@pytest.mark.parametrize("body,needles", [
+    ('kind = "converge"\ngame = "pig"\npolicy = "mcts"\nlevels = [8]\n', ["`levels` must list at least two"]),
+    ('kind = "converge"\ngame = "pig"\npolicy = "mcts"\nlevels = [8, 4]\n', ["increasing"]),
+    ('kind = "converge"\ngame = "pig"\npolicy = "hold"\nlevels = [8, 16]\n', ["has no parameter 'depth'"]),
+    ('kind = "converge"\ngame = "pig"\npolicy = "mcts:iters=5"\nlevels = [8, 16]\n', ["without iters"]),
+    ('kind = "converge"\ngame = "pig"\npolicy = "mcts"\nlevels = [8, 16]\nhalfwidth = 1.5\n', ["`halfwidth`"]),
+    ('kind = "converge"\ngame = "pig"\npolicy = "mcts"\nlevels = [8, 16]\nexact = 53\n', ["`exact`", "0..1"]),
+    ('kind = "converge"\ngame = "battlesheep"\npolicy = "alphabeta"\nlevels = [1, 2]\nplayers = [2, 3]\n'
+     'exact = 0.5\n', ["one player count"]),
+    ('kind = "converge"\ngame = "pig"\npolicy = "alphabeta"\nlevels = [1, 2]\n', ["Pig has luck"]),
+    ('kind = "converge"\ngame = "pig"\npolicy = "mcts"\nlevels = [8, 16]\ntop = ["wizard"]\n', ["wizard"]),
+])
+def test_bad_converge_files_are_one_line_exit_2(tmp_path, body, needles):
+    reports = tmp_path / "rep"
+    assert_bad(run("run", str(_analysis(tmp_path, body)), "--reports", str(reports)), *needles)
+    assert not reports.exists()
