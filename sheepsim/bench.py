@@ -330,12 +330,21 @@ def check_json_path(path: Path) -> None:
 
 
 def run(games: list, players: int | None, n_games: int | None, reference_games: int | None, threads: int,
-        startup: bool, log: Callable[[str], None], search_budget: int = 0) -> dict[str, Any]:
+        startup: bool, log: Callable[[str], None], search_budget: int = 0, agents: tuple[str, ...] = (),
+        agent_games: int = 200) -> dict[str, Any]:
     """Benchmark `games` (GameSpecs) one after the other; the report as JSON-able data."""
     threads = threads_for(threads)
     for game in games:                          # bad input fails before any measuring
         for policy in [None] + [p for p, _ in game.bench_more]:
             workload(game, players, policy)
+        if agents:
+            from .policies import parse_spec
+            from .search.bench import _search_name
+            if _search_name(game) is None:
+                raise SheepsimError(f"--agent: {game.name} has no search agents to measure against; give a game "
+                                    f"with mcts or ismcts (`sheepsim policies GAME`)")
+            for spec in agents:
+                parse_spec(game.name, spec)     # unknown, refused or malformed: its own one-line error
     report: dict[str, Any] = {"machine": machine(), "threads": threads, "rows": []}
     for game in games:
         log(f"bench: {game.name}...")
@@ -355,6 +364,13 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
         for game in search_games(games):
             log(f"bench: {game.name} search...")
             report["search"].append(search_row(game, search_budget, threads))
+    if agents:
+        from .search.bench import agent_row
+        report["agents"] = []
+        for game in games:
+            for spec in agents:
+                log(f"bench: {game.name} {spec}...")
+                report["agents"].append(agent_row(game, spec, agent_games, threads))
     report["load_average_end"] = list(os.getloadavg())
     report["machine"]["threading_layer"] = _threading_layer()
     return report
@@ -435,6 +451,9 @@ def table(report: dict[str, Any]) -> str:
     if report.get("search"):
         from .search.bench import table as search_table
         out.append(search_table(report["search"], n))
+    if report.get("agents"):
+        from .search.bench import agents_table
+        out.append(agents_table(report["agents"]))
     return "\n".join(out)
 
 

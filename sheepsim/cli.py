@@ -732,16 +732,25 @@ def report_site(reports: Path, out: Path | None) -> None:
 @click.option("--search-budget", type=click.IntRange(0, 100_000), default=100, show_default=True,
               help="Iterations per decision of the search rows (mcts, ismcts: iterations/s, decisions/s, the "
                    "cost over a random playout, a plain-Python search over the reference engine); 0 skips them.")
-def bench(games, players, n_games, reference_games, threads, json_path, no_startup, search_budget) -> None:
+@click.option("--agent", "agents", multiple=True, metavar="SPEC",
+              help="A search agent to measure (repeatable), e.g. alphabeta:depth=3: its milliseconds a decision "
+                   "at 1 thread, and its win rate against mcts at equal time per decision (mcts:iters=256 scaled "
+                   "by the two costs).")
+@click.option("--agent-games", type=click.IntRange(10, 1_000_000), default=200, show_default=True,
+              help="2-player games of each --agent against its equal-time mcts, seats rotated.")
+def bench(games, players, n_games, reference_games, threads, json_path, no_startup, search_budget, agents,
+          agent_games) -> None:
     """Speed of every game (or of each GAME given): kernel games/s at 1 and 2 threads,
     parallel efficiency, the pure-Python reference, cold and warm start, in one table;
     the wall time of the README's `sheepsim check` example (with blacksheep); the tuner's
     settings a minute on analyses/bobbysitter-tune-handicap.toml (with bobbysitter); then
-    the search policies' speed (sheepsim/search/bench.py).
+    the search policies' speed (sheepsim/search/bench.py); with --agent, each agent's
+    cost a decision and its strength at equal time.
 
     \b
-    Example:
+    Examples:
       sheepsim bench pig --no-startup
+      sheepsim bench battlesheep --no-startup --search-budget 0 --agent alphabeta:depth=3
     """
     from .bench import check_json_path, run, table, write_json
     from .games import all_games
@@ -751,7 +760,7 @@ def bench(games, players, n_games, reference_games, threads, json_path, no_start
         check_json_path(json_path)
     specs = [_game(name) for name in games] or list(all_games().values())
     report = run(specs, players, n_games, reference_games, threads, not no_startup,
-                 lambda msg: click.echo(msg, err=True), search_budget)
+                 lambda msg: click.echo(msg, err=True), search_budget, agents, agent_games)
     click.echo(table(report))
     if json_path is not None:
         write_json(report, json_path)

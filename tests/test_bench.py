@@ -125,6 +125,23 @@ def test_search_rows_time_the_kernel_beside_a_playout_and_the_python_search(tmp_
     assert line.split()[-1] == f"{row['python_ratio']:,.0f}x"
 
 
+def test_an_agent_row_times_a_decision_and_plays_equal_time_mcts(tmp_path):
+    path = tmp_path / "bench.json"
+    result = run_cli("bench", "pig", "--games", "64", "--reference-games", "1", "--no-startup", "--search-budget", "0",
+                     "--agent", "mcts:iters=64,rollout=greedy", "--agent-games", "40", "--json", str(path))
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(path.read_text())["agents"]
+    assert row["agent"] == "mcts:iters=64,rollout=greedy" and row["decided"] == 40
+    assert row["decisions_per_s"] == pytest.approx(1000 / row["ms_per_decision"])
+    # the opponent's iterations scale 256 by the two measured costs: 64 greedy iterations
+    # cost less a decision than 256 random ones
+    iters = int(row["equal_time"].split("iters=")[1])
+    assert iters == max(1, round(256 * row["ms_per_decision"] / row["reference_ms_per_decision"])) and iters < 256
+    assert row["win_rate_lo"] <= row["win_rate"] <= row["win_rate_hi"]
+    assert any(x.startswith("pig ") and "mcts:iters=64,rollout=greedy" in x and "%" in x
+               for x in result.output.splitlines())
+
+
 def test_warm_start_runs_a_fresh_process():
     assert B.start_seconds("pig", 2, None) > 0
 
@@ -145,6 +162,10 @@ def test_sizes_keep_two_digits_and_scale_to_the_target():
     (["bench", "pig", "--reference-games", "-1"], ["--reference-games"]),
     (["bench", "pig", "--threads", "1"], ["--threads"]),
     (["bench", "pig", "--json", "no/such/folder/bench.json"], ["folder no/such/folder does not exist"]),
+    (["bench", "pig", "--agent", "alphabeta"], ["Pig has luck in its decisions", "use mcts"]),
+    (["bench", "bobbysitter", "--agent", "child"], ["bobbysitter has no search agents"]),
+    (["bench", "battlesheep", "--agent", "alphabeta:depth=0"], ["depth=0 is out of range"]),
+    (["bench", "pig", "--agent", "hold", "--agent-games", "5"], ["--agent-games"]),
 ])
 def test_bad_input_is_one_line_exit_2(args, needles):
     assert_bad(run_cli(*args), *needles)

@@ -46,8 +46,9 @@ would only multiply the ties (hundreds of tiles a ply) to no purpose.
 
 search/reference.py holds the plain-Python twin (the same decisions from the same
 stream) and a plain minimax without pruning that the twin's values are tested against
-(tests/test_alphabeta.py). Not yet a policy: the games' search kernels and the policy
-registry do not dispatch to it yet (the tests run it through a kernel of their own).
+(tests/test_alphabeta.py). The policy `alphabeta:depth=D,nodes=N` (search/__init__.py)
+runs it through search/agents.py, in the search kernels of a game that passes it as its
+`exact` search.
 """
 
 import numpy as np
