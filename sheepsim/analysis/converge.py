@@ -207,9 +207,11 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
         in_family = i < p.family
         if not any(climbing.values()) and in_family:
             continue
-        # the strength: this level against the one below and against each anchor
+        # the strength: this level against the one below it that played (a family that
+        # settled early skips its stronger levels) and against each anchor
         row = {"level": level}
-        for other, key in ([(p.ladder[i - 1], "below")] if i else []) + [(a, a) for a in p.anchors]:
+        below = [(strength[-1]["level"], "below")] if strength else []
+        for other, key in below + [(a, a) for a in p.anchors]:
             if other == level:
                 continue
             say(f"{level} against {other}")
@@ -243,6 +245,9 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     lo, hi = ratings.ELO * np.percentile(boots, [2.5, 97.5], axis=0)
     elos = pd.DataFrame({"policy": names, "rating": elo, "rating_lo": lo, "rating_hi": hi})
     strength = strength.merge(elos.rename(columns={"policy": "level"}), on="level", how="left")
+    # the anchors' own ratings below the levels: the scale's fixed points
+    strength = pd.concat([strength, elos[elos["policy"].isin(p.anchors) & ~elos["policy"].isin(p.ladder)]
+                          .rename(columns={"policy": "level"})], ignore_index=True)
     total = time.perf_counter() - start
 
     report = Report(spec.get("title", f"{game.title}: the answer against strength"), {
@@ -262,10 +267,11 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
         "Seat 0's share of decided games minus the fair 1/P, every seat playing the level, weakest first; 95% "
         "Wilson intervals.")
     lines = {}          # every line over every level played (a gap where a match was not), so they align
+    levels = strength[strength["level"].isin(p.ladder)]
     for key in ["below"] + p.anchors:
-        if key in strength and strength[key].notna().any():
+        if key in levels and levels[key].notna().any():
             lines["against the level below" if key == "below" else f"against {key}"] = (
-                list(strength["level"]), strength[key], strength[f"{key}_lo"], strength[f"{key}_hi"], 0.5)
+                list(levels["level"]), levels[key], levels[f"{key}_lo"], levels[f"{key}_hi"], 0.5)
     report.figure(plots.lines_plot(lines, figures / "strength.png", f"{game.title}: how strong each level is",
                                    "level", n={k: p.strength_games for k in lines}),
                   f"Each level's win rate in {p.strength_players} players against the level below and against "
@@ -292,8 +298,8 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
                           **{a: f"against {a}" for a in p.anchors}},
                  caption=f"win rates in {p.strength_players} players, {p.strength_games:,} games a match, seats "
                          f"rotated; Bradley-Terry ratings over every match, {p.anchors[0]} at 0, 95% bootstrap "
-                         f"intervals (200 resamples)")
-    report.paragraph(f"Run time: {total:.0f} s in all ({answers['seconds'].sum():.0f} s of self-play).")
+                         f"intervals (200 resamples); the anchors last")
+    report.paragraph(f"Run time: {total:.0f} s in all ({answers['seconds'].sum():.1f} s of self-play).")
     return report.write(reports / f"{name}.md")
 
 

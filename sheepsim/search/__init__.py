@@ -49,7 +49,8 @@ def register(game: str, title: str, hidden: bool, greedy: str, luck: bool = Fals
     """Register the search agents for `game`; `greedy` says what rollout=greedy (and
     alphabeta's tie-break) plays; `luck` whether chance meets the game's decisions."""
     common = dict(params=PARAMS, integers=INTEGERS, choices=CHOICES, check=check)
-    what = (f"every iteration plays to the end with the rollout policy (random, or greedy: {greedy}), max-n "
+    what = (f"every iteration plays on with the rollout policy (random, or greedy: {greedy}) to the end, or to "
+            f"the cut-off scored by the game's progress, max-n "
             f"backups (each seat maximises its own win share), chance outcomes as chance nodes; "
             f"plays the most visited action")
     register_policy(game, "mcts", policy_id=A.MCTS, **common,
