@@ -51,6 +51,9 @@ TWINS = [  # game, players, options, policies by slot (slot 0 searches), decisio
     ("battlesheep", 2, {}, ["mcts:iters=40,nodes=21", "random"], 40),
     # soft cut-off shares (temp): Battle Sheep's evaluation scores the cut-off leaves
     ("battlesheep", 2, {}, ["mcts:iters=30,cutoff=6,temp=2,rollout=greedy", "greedy"], 40),
+    # a node's first expansion is the heuristic's choice (expand=greedy)
+    ("battlesheep", 2, {}, ["mcts:iters=30,cutoff=6,expand=greedy", "random"], 40),
+    ("hiboufou", 2, {}, ["ismcts:iters=6,cutoff=20,expand=greedy", "random"], 60),
     ("blacksheep", 3, {}, ["ismcts:iters=6", "random", "random"], 60),
     ("hiboufou", 2, {}, ["ismcts:iters=6,cutoff=20", "random"], 60),
 ]

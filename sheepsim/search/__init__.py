@@ -24,9 +24,11 @@ PARAMS = {
                    "pool stops the tree growing", 0.0, 1e9),
     "temp": (0.0, "a cut-off's score: 0, the leaders by progress share the win; above 0, soft shares "
                   "exp(progress / temp), so a wide lead counts more than a narrow one", 0.0, 1e6),
+    "expand": (0.0, "which untried action a node expands first: random, or greedy (the game's heuristic's choice, "
+                    "then random)"),
 }
 INTEGERS = ("iters", "cutoff", "nodes")
-CHOICES = {"rollout": ("random", "greedy")}
+CHOICES = {"rollout": ("random", "greedy"), "expand": ("random", "greedy")}
 MIN_NODES = 3               # a root, one action and its outcome: the kernel's smallest pool
 
 

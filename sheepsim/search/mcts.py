@@ -11,7 +11,10 @@ One algorithm serves both search policies:
 
 An iteration: copy the root state (and determinize it), descend from the root while
 every legal action of the node already has a child, choosing by UCB1 with availability
-counts, expand one untried legal action (chosen uniformly), then play the rest of the
+counts, expand one untried legal action (chosen uniformly; with expand=greedy a node's
+first expansion is the action the game's heuristic, the greedy rollout policy, would
+play there: a prior from the heuristic that costs one of its decisions a node), then
+play the rest of the
 game with the rollout policy (the game's own `random` or its heuristic, `greedy`), or,
 with a cut-off, stop after `cutoff` rollout decisions and score the leaf by `progress`.
 
@@ -73,7 +76,8 @@ from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_
 from ..games.fast import array as unmanaged, popcount
 
 # the parameter vector (policies.PolicySpec.vector), in the registered order
-P_ITERS, P_C, P_ROLLOUT, P_CUTOFF, P_NODES, P_TEMP = range(6)
+P_ITERS, P_C, P_ROLLOUT, P_CUTOFF, P_NODES, P_TEMP, P_EXPAND = range(7)
+EXPAND_RANDOM, EXPAND_GREEDY = 0, 1
 ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1
 # each game's SEARCH tuple (play.py), by position
 S_O_SIZE, S_O_COWINNERS, S_RANDOM, S_GREEDY = range(4)
@@ -188,6 +192,7 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     rparams = rollout_params[which]
     cutoff = np.int64(params[P_CUTOFF])
     temp = params[P_TEMP]
+    expand_greedy = np.int64(params[P_EXPAND]) == EXPAND_GREEDY
     cap = 2 * iters + 1
     if params[P_NODES] > 0:
         cap = max(3, min(cap, np.int64(params[P_NODES])))
@@ -270,15 +275,28 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
                     untried -= 1
                 child = sibling[child]
             if untried > 0 and used + 2 <= cap:
-                # expand: an untried legal action, uniformly, with its first outcome node
-                pick = rand_below(rng, untried)
-                i = 0
-                while True:
-                    if child_at[i] < 0:
-                        if pick == 0:
+                # expand: an untried legal action, uniformly (or first the heuristic's
+                # choice, expand=greedy), with its first outcome node
+                i = -1
+                if expand_greedy and untried == n:
+                    action = as_action(choose(spec[S_GREEDY], sim, rules, aux, who, rollout_params[ROLLOUT_GREEDY],
+                                              rng, buf, scratch))
+                    for j in range(n):
+                        match = True
+                        for k in range(width):
+                            match &= rows[j, k] == action[k]
+                        if match:
+                            i = j
                             break
-                        pick -= 1
-                    i += 1
+                if i < 0:
+                    pick = rand_below(rng, untried)
+                    i = 0
+                    while True:
+                        if child_at[i] < 0:
+                            if pick == 0:
+                                break
+                            pick -= 1
+                        i += 1
                 a = used
                 d = used + 1
                 used += 2

@@ -73,7 +73,14 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
                     child.avail += 1.0
             untried = [i for i in range(n) if child_at[i] is None]
             if untried and used + 2 <= cap:
-                i = untried[rand_below(rng, len(untried))]
+                i = -1
+                if int(params[M.P_EXPAND]) == M.EXPAND_GREEDY and len(untried) == n:
+                    action = choose(spec[M.S_GREEDY], sim, rules, aux, who, rollout_params[M.ROLLOUT_GREEDY], rng,
+                                    buf, scratch)
+                    action = tuple(int(x) for x in (action if isinstance(action, tuple) else (action,)))
+                    i = rows.index(action) if action in rows else -1
+                if i < 0:
+                    i = untried[rand_below(rng, len(untried))]
                 a = _Action(rows[i], i, used)
                 used += 2
                 node.insert(0, a)
