@@ -74,18 +74,21 @@ def _analysis(tmp_path: Path, text: str) -> Path:
 
 def test_a_small_pig_run_climbs_its_ladder_and_writes_its_report(tmp_path):
     path = _analysis(tmp_path, 'name = "c"\nkind = "converge"\ngame = "pig"\nplayers = 2\n'
-                               'policy = "mcts:rollout=greedy"\nlevels = [2, 8]\ntop = ["hold:t=25"]\n'
+                               'policy = "mcts:rollout=greedy"\nlevels = [2, 4, 8]\ntop = ["hold:t=25"]\nplay_all = true\n'
                                'games = 3000\nhalfwidth = 0.1\ntolerance = 0.4\nanchors = ["random"]\n'
                                'strength_games = 100\nexact = 0.5306\n')
     result = run("run", str(path), "--reports", str(tmp_path / "rep"), "-q")
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "c.md").read_text()
-    # a tolerance of 40 points settles at once: 8 iterations stop the family, hold:t=25 still plays
+    # a tolerance of 40 points settles at once (2 and 4 iterations agree); play_all climbs on
+    # to 8 and says whether it stayed there, and hold:t=25 (top) plays in any case
     headline = text.split("## Findings\n\n")[1].split("\n")[0]
     assert headline.startswith("Seat 0's edge against strength (mcts): 2 players: stops moving from "), headline
     assert "from mcts:iters=2,rollout=greedy" in headline and "exact answer under perfect play" in headline
     levels = re.findall(r"^\| 2 \| (\S+) \| (\d+) \|", text, re.M)
-    assert [x for x, _ in levels] == ["mcts:iters=2,rollout=greedy", "mcts:iters=8,rollout=greedy", "hold:t=25"]
+    assert [x for x, _ in levels] == ["mcts:iters=2,rollout=greedy", "mcts:iters=4,rollout=greedy",
+                                      "mcts:iters=8,rollout=greedy", "hold:t=25"]
+    assert "- 2 players, the levels above: " in text and "at mcts:iters=8,rollout=greedy; " in text
     # sequential stopping: a half-width of 10 points needs a few hundred games, not 3,000
     assert all(int(n) < 3000 and int(n) % C.CHUNK == 0 for _, n in levels), levels
     for name in ("edge.png", "strength.png"):

@@ -25,10 +25,12 @@ moving" there. Otherwise it climbs to the top and the report says it is "still
 moving", with the two strongest levels' answers. `top` levels are played whatever the
 family did: they are the reference the family is compared with. With `exact` (seat 0's
 share under perfect play, known for Pig) the report says whether the strongest level's
-interval holds it, and never claims convergence the exact answer contradicts.
+interval holds it, and never claims convergence the exact answer contradicts. With
+`play_all` every level plays even after the answer settles (a calibration: the report
+then says whether the levels above stayed where it settled).
 
 Analysis keys: players, policy, knob, levels, top, games, halfwidth, tolerance, anchors,
-strength_games, exact, options.
+strength_games, exact, play_all, options.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from .stats import wilson_interval
 # intervals often (a chunk is where the runner checks them; results do not depend on it)
 CHUNK = 250
 KEYS = ("players", "policy", "knob", "levels", "top", "games", "halfwidth", "tolerance", "anchors",
-        "strength_games", "exact", "options")
+        "strength_games", "exact", "play_all", "options")
 
 
 @dataclass
@@ -76,6 +78,7 @@ class Plan:
     strength_players: int
     strength_games: int
     exact: float | None
+    play_all: bool = False      # climb every level even after the answer settles (a calibration)
 
 
 def with_knob(policy: str, knob: str, value: int) -> str:
@@ -128,6 +131,9 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
             raise SheepsimError(f"`exact` is seat 0's share of decided games under perfect play, 0..1, not {exact!r}")
         if len(players) != 1:
             raise SheepsimError("`exact` holds for one player count: give `players = N` with it")
+    play_all = spec.get("play_all", False)
+    if not isinstance(play_all, bool):
+        raise SheepsimError(f"`play_all` is true or false, not {play_all!r}")
     strength_players = 2 if 2 in game.players else game.players[0]
     strength_rules = rules.get(strength_players) or game.make_rules(strength_players, spec.get("options", {}))
     rules.setdefault(strength_players, strength_rules)
@@ -139,7 +145,7 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     return Plan(game, players, rules, [parse_spec(game.name, s).label for s in ladder], len(levels),
                 max(1, round(got["games"] * scale)), float(got["halfwidth"]), float(got["tolerance"]),
                 [parse_spec(game.name, a).label for a in anchors], strength_players,
-                max(1, round(got["strength_games"] * scale)), exact)
+                max(1, round(got["strength_games"] * scale)), exact, play_all)
 
 
 def _selfplay(p: Plan, level: str, players: int, seed: int, threads, progress) -> dict[str, Any]:
@@ -205,7 +211,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
 
     for i, level in enumerate(p.ladder):
         in_family = i < p.family
-        if not any(climbing.values()) and in_family:
+        if not any(climbing.values()) and in_family and not p.play_all:
             continue
         # the strength: this level against the one below it that played (a family that
         # settled early skips its stronger levels) and against each anchor
@@ -225,7 +231,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
             row[key], row[f"{key}_lo"], row[f"{key}_hi"] = w / (w + l), lo, hi
         strength.append(row)
         for players in p.players:
-            if not climbing[players] and in_family:
+            if not climbing[players] and in_family and not p.play_all:
                 continue
             say(f"{level}, every seat, {players} players")
             answers.append(_selfplay(p, level, players, seed, threads, progress))
@@ -341,6 +347,15 @@ def headline(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> str:
 
 def _findings(answers: pd.DataFrame, strength: pd.DataFrame, stopped: dict[int, int], p: Plan) -> list[str]:
     lines = [f"**{n} players**: seat 0's edge {text}." for n, text in verdicts(answers, stopped, p).items()]
+    for n, at in stopped.items():           # play_all: did the levels above stay where it settled?
+        family = answers[(answers["players"] == n) & answers["level"].isin(p.ladder[at + 2:p.family])]
+        if len(family):
+            settled_at = answers[(answers["players"] == n) & (answers["level"] == p.ladder[at + 1])].iloc[0]
+            away = family[(family["edge"] - settled_at["edge"]).abs() > p.tolerance]
+            lines.append(f"{n} players, the levels above: " + ", ".join(_said(r, "") for _, r in family.iterrows())
+                         + (f"; {len(away)} of them more than {100 * p.tolerance:g} points from where it settled: "
+                            f"the stop was premature." if len(away) else
+                            f"; every one within {100 * p.tolerance:g} points of where it settled."))
     for row in strength.itertuples():
         below = getattr(row, "below", float("nan"))
         if below == below and not row.below_lo > 0.5:
