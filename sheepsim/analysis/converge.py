@@ -334,14 +334,20 @@ def verdicts(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> dict[in
 
 def headline(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> str:
     said = verdicts(answers, stopped, p)
-    parts = [f"{n} players: {text}" for n, text in said.items()]
-    text = f"Seat 0's edge against strength ({p.ladder[0].split(':')[0]}): " + "; ".join(parts)
+    reached = True
     if p.exact is not None:
         strongest = answers[answers["level"].isin(p.ladder[:p.family])].iloc[-1]
         fair = 1.0 / p.players[0]
-        holds = strongest["edge_lo"] + fair <= p.exact <= strongest["edge_hi"] + fair
+        reached = strongest["edge_lo"] + fair <= p.exact <= strongest["edge_hi"] + fair
+        n = p.players[0]
+        if not reached and n in stopped:    # never "stops moving" where the exact answer says otherwise
+            said[n] = said[n].replace("stops moving from", "settles within the tolerance from", 1) + \
+                ", but not at the answer"
+    parts = [f"{n} players: {text}" for n, text in said.items()]
+    text = f"Seat 0's edge against strength ({p.ladder[0].split(':')[0]}): " + "; ".join(parts)
+    if p.exact is not None:
         text += (f"; the exact answer under perfect play, seat 0 winning {p.exact:.2%}, is "
-                 f"{'inside' if holds else 'outside'} the strongest search level's interval")
+                 f"{'inside' if reached else 'outside'} the strongest search level's interval")
     return text + "."
 
 
@@ -356,6 +362,16 @@ def _findings(answers: pd.DataFrame, strength: pd.DataFrame, stopped: dict[int, 
                          + (f"; {len(away)} of them more than {100 * p.tolerance:g} points from where it settled: "
                             f"the stop was premature." if len(away) else
                             f"; every one within {100 * p.tolerance:g} points of where it settled."))
+    if "rating" in strength:                # an answer between players weaker than an anchor says so
+        rated = strength.set_index("level")
+        for n, at in stopped.items():
+            top = p.ladder[at + 1]
+            stronger = [a for a in p.anchors if a in rated.index and top in rated.index
+                        and rated.loc[a, "rating_lo"] > rated.loc[top, "rating_hi"]]
+            if stronger:
+                lines.append(f"{n} players: where the edge settled, {top} is rated below "
+                             f"{', '.join(stronger)} (Bradley-Terry, the intervals apart): the answer there is "
+                             f"between players weaker than {stronger[0]}.")
     for row in strength.itertuples():
         below = getattr(row, "below", float("nan"))
         if below == below and not row.below_lo > 0.5:
