@@ -131,3 +131,11 @@ def test_an_answer_settled_between_players_weaker_than_an_anchor_says_so():
             "apart): the answer there is between players weaker than hold.") in lines
     strength.loc[3, "rating_lo"] = 230.0            # intervals that touch: no claim
     assert not any("rated below" in x for x in C._findings(answers, strength, {2: 0}, p))
+
+
+def test_every_level_names_its_knob_even_at_its_default():
+    spec = {"game": "battlesheep", "players": 2, "policy": "alphabeta", "levels": [2, 3], "top": ["greedy"],
+            "anchors": ["random", "alphabeta:depth=2"]}
+    p = C.plan(spec, 1.0)
+    assert p.ladder == ["alphabeta:depth=2", "alphabeta:depth=3", "greedy"] and p.family == 2
+    assert p.anchors == ["random", "alphabeta:depth=2"] and p.strength_players == 2

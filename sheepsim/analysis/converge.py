@@ -142,7 +142,11 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
             policy_data(game, rules[p], seat_specs(game.name, [level], p))
         for other in anchors:
             policy_data(game, strength_rules, seat_specs(game.name, [level, other], strength_players))
-    return Plan(game, players, rules, [parse_spec(game.name, s).label for s in ladder], len(levels),
+    # each level's label names its knob even at the default ("alphabeta:depth=3", not "alphabeta")
+    labels = [parse_spec(game.name, s).label for s in ladder]
+    labels = [x if k >= len(levels) or f"{knob}=" in x else with_knob(x, knob, levels[k])
+              for k, x in enumerate(labels)]
+    return Plan(game, players, rules, labels, len(levels),
                 max(1, round(got["games"] * scale)), float(got["halfwidth"]), float(got["tolerance"]),
                 [parse_spec(game.name, a).label for a in anchors], strength_players,
                 max(1, round(got["strength_games"] * scale)), exact, play_all)
@@ -218,8 +222,8 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
         row = {"level": level}
         below = [(strength[-1]["level"], "below")] if strength else []
         for other, key in below + [(a, a) for a in p.anchors]:
-            if other == level:
-                continue
+            if parse_spec(game.name, other).label == parse_spec(game.name, level).label:
+                continue                            # the same agent (an anchor on the ladder)
             say(f"{level} against {other}")
             w, l, n = _match(p, level, other, seed, threads, progress)
             a, b = names.index(level), names.index(other)
