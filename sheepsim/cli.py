@@ -622,7 +622,7 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
 
     An analysis file names its kind and game, and may name the rest:
       kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid,
-                                skill_ladder, ratings, learn_stop or tune
+                                skill_ladder, ratings, learn_stop, tune or converge
       game = "pig"              a name from `sheepsim games`
       name, title, description  the report's file name (default: the file's), title, text
       seed = 0                  the master seed (default 0)
@@ -648,6 +648,9 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
                       confirm_games (searches rule options, deck parameters and
                       per-player handicaps with optuna; resumable from
                       REPORTS/<name>/study.sqlite3)
+      converge        players, policy, knob, levels, top, games, halfwidth, tolerance,
+                      anchors, strength_games, exact, play_all, options (follows seat 0's
+                      edge up a ladder of agents until it stops moving, or says it has not)
     A key the kind does not know is an error. A complete file:
       kind = "seat_advantage"
       game = "pig"
@@ -657,7 +660,7 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
     `sheepsim examples` writes a commented one (examples/analysis.toml); the repository's
     analyses/ folder holds one file per study, each kind described at the top of
     sheepsim/analysis/<module>.py (seat_advantage, sweep, variants, grid, ladder,
-    ratings, learn_stop, tune).
+    ratings, learn_stop, tune, converge).
 
     \b
     Example:
@@ -748,7 +751,7 @@ def bench(games, players, n_games, reference_games, threads, json_path, no_start
     cost a decision and its strength at equal time.
 
     \b
-    Examples:
+    Example:
       sheepsim bench pig --no-startup
       sheepsim bench battlesheep --no-startup --search-budget 0 --agent alphabeta:depth=3
     """
