@@ -60,6 +60,19 @@ def all_or_nothing():
         _journals.remove(journal)
 
 
+@contextmanager
+def resumable():
+    """Files written inside the block stay when an enclosing all_or_nothing fails: work
+    the command resumes when run again (analysis/converge.py's run folders), not its
+    output. A run folder is whole at every moment (results/store.py), so it may stay."""
+    outer = _journals[:]
+    _journals.clear()
+    try:
+        yield
+    finally:
+        _journals[:] = outer
+
+
 def _keep_before(target: Path) -> None:
     """Before write_atomic replaces `target` inside an all_or_nothing, keep the file as it
     was (a hard link beside it: no copy, no space) for the block to put back."""

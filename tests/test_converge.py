@@ -13,6 +13,7 @@ from conftest import assert_bad
 from conftest import run_cli as run
 from sheepsim.analysis import converge as C
 from sheepsim.report import saved
+from sheepsim.runner import simulate
 
 
 def _plan(**kw) -> C.Plan:
@@ -51,6 +52,16 @@ def test_the_verdicts_say_where_the_edge_stops_or_that_it_still_moves():
     text = C.headline(answers, {2: 1}, p)
     assert text.startswith("Seat 0's edge against strength (mcts): 2 players: stops moving from ")
     assert "; 3 players: is still moving" in text
+
+
+def test_two_strongest_levels_that_agree_with_wide_intervals_are_too_wide_to_tell():
+    # `games` ran out at half-widths of 2.5 points: the edges agree within the point of
+    # tolerance, but not "stops moving" (too wide to settle) nor "still moving"
+    answers = pd.DataFrame([_row("mcts:iters=64", 0.030, 0.025), _row("mcts:iters=128", 0.036, 0.025)])
+    said = C.verdicts(answers, {}, _plan())
+    assert said[2] == ("may have stopped moving, too wide to tell: +3.6 [+1.1, +6.1] points at mcts:iters=128, "
+                       "+3.0 [+0.5, +5.5] at mcts:iters=64 agree within 1 point, but settling needs half-widths "
+                       "of 1.5 points")
 
 
 def test_an_exact_answer_outside_the_strongest_interval_is_said():
@@ -100,6 +111,50 @@ def test_a_small_pig_run_climbs_its_ladder_and_writes_its_report(tmp_path):
         assert (tmp_path / "rep" / "c" / name).stat().st_size > 10_000
     data = saved.read_sidecar(tmp_path / "rep" / "c.md")
     assert data is not None and data["findings"]
+
+
+_SMALL = ('name = "c"\nkind = "converge"\ngame = "pig"\nplayers = 2\npolicy = "mcts:rollout=greedy"\n'
+          'levels = [2, 4]\ngames = 1000\nhalfwidth = 0.1\ntolerance = 0.01\nanchors = ["random"]\n'
+          'strength_games = 300\n')
+
+
+def _levels(report: Path) -> list[tuple[str, ...]]:
+    """The answer table's rows, without their run times."""
+    return [tuple(row.split(" | ")[:-1]) for row in re.findall(r"^\| 2 \| (.*) \|$", report.read_text(), re.M)]
+
+
+def test_an_interrupted_run_resumes_where_it_stopped_and_equals_an_unbroken_one(tmp_path, monkeypatch):
+    path = _analysis(tmp_path, _SMALL)
+    assert run("run", str(path), "--reports", str(tmp_path / "whole"), "-q").exit_code == 0
+    selfplay, calls = C._selfplay, []
+
+    def interrupted(*args):
+        calls.append(args[1])
+        if len(calls) == 2:              # the second level's self-play: the first's is on disk
+            raise KeyboardInterrupt
+        return selfplay(*args)
+
+    monkeypatch.setattr(C, "_selfplay", interrupted)
+    assert run("run", str(path), "--reports", str(tmp_path / "broken"), "-q").exit_code != 0
+    kept = tmp_path / "broken" / ".runs" / "c"
+    folders = set(kept.iterdir())
+    assert len(folders) == 4                    # 2 against random, its self-play, 4 against 2 and random
+    written = {f: f.stat().st_mtime_ns for d in folders for f in d.glob("chunk-*")}
+    monkeypatch.setattr(C, "_selfplay", selfplay)
+    resumed = []
+
+    def simulate_kept(*args, **kw):             # the finished runs are read, not played again
+        run_ = simulate(*args, **kw)
+        resumed.append(kw["out"])
+        assert {f: f.stat().st_mtime_ns for f in kw["out"].glob("chunk-*") if f in written} == \
+            {f: t for f, t in written.items() if f.parent == kw["out"]}
+        return run_
+
+    monkeypatch.setattr(C, "simulate", simulate_kept)
+    again = run("run", str(path), "--reports", str(tmp_path / "broken"), "-q")
+    assert again.exit_code == 0, again.output
+    assert _levels(tmp_path / "broken" / "c.md") == _levels(tmp_path / "whole" / "c.md") != []
+    assert folders <= set(resumed) and not kept.exists()     # read again, then removed
 
 
 @pytest.mark.parametrize("body,needles", [

@@ -29,12 +29,21 @@ interval holds it, and never claims convergence the exact answer contradicts. Wi
 `play_all` every level plays even after the answer settles (a calibration: the report
 then says whether the levels above stayed where it settled).
 
+Hours of play: every self-play run and match writes its games, chunk by chunk, into a
+folder of its own under `reports/.runs/<name>/` (the runner's resumable `out`), so an
+interrupted analysis, run again, resumes each run where it stopped rather than from
+the start (results depend only on the run's configuration, seed and game index, so a
+resumed run equals an unbroken one). The folders go once the report is written.
+
 Analysis keys: players, policy, knob, levels, top, games, halfwidth, tolerance, anchors,
 strength_games, exact, play_all, options.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -45,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SheepsimError
+from ..fileio import resumable
 from ..games import get_game
 from ..policies import parse_spec, seat_specs
 from ..report import findings as F
@@ -152,11 +162,19 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
                 max(1, round(got["strength_games"] * scale)), exact, play_all)
 
 
-def _selfplay(p: Plan, level: str, players: int, seed: int, threads, progress) -> dict[str, Any]:
+def _folder(runs: Path, *what: Any) -> Path:
+    """The resumable folder of one run of the analysis: named by everything that makes
+    the run (a changed level, count or rule starts a folder of its own)."""
+    return runs / hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _selfplay(p: Plan, level: str, players: int, seed: int, threads, progress, runs: Path) -> dict[str, Any]:
     """One level's answer in `players` players: every seat plays `level`."""
     start = time.perf_counter()
-    df = simulate(p.game, p.rules[players], seat_specs(p.game.name, [level], players), p.games, seed, threads,
-                  progress=progress, ci_halfwidth=p.halfwidth, metrics=True, chunk_size=CHUNK).results
+    out = _folder(runs, "selfplay", level, players, p.rules[players].as_dict(), p.games, p.halfwidth, seed)
+    with resumable():
+        df = simulate(p.game, p.rules[players], seat_specs(p.game.name, [level], players), p.games, seed, threads,
+                      out=out, progress=progress, ci_halfwidth=p.halfwidth, metrics=True, chunk_size=CHUNK).results
     seconds = time.perf_counter() - start
     seats = T.seat_table(df)
     row = {"players": players, "level": level, "games": len(df), **T.seat0_edge(df), "seconds": seconds}
@@ -175,12 +193,16 @@ def _selfplay(p: Plan, level: str, players: int, seed: int, threads, progress) -
     return row
 
 
-def _match(p: Plan, level: str, other: str, seed: int, threads, progress) -> tuple[float, float, float]:
+def _match(p: Plan, level: str, other: str, seed: int, threads, progress,
+           runs: Path) -> tuple[float, float, float]:
     """(wins of `level`, of `other`, games) in 2 players (strength_players), seats
     rotated; a game without a sole winner counts half to each (ratings.py)."""
     specs = seat_specs(p.game.name, [level] + [other] * (p.strength_players - 1), p.strength_players)
-    df = simulate(p.game, p.rules[p.strength_players], specs, p.strength_games, seed, threads,
-                  progress=progress).results
+    rules = p.rules[p.strength_players]
+    out = _folder(runs, "match", level, other, p.strength_players, rules.as_dict(), p.strength_games, seed)
+    with resumable():
+        df = simulate(p.game, rules, specs, p.strength_games, seed, threads, out=out, chunk_size=CHUNK,
+                      progress=progress).results
     sole = T.policy_table(df).set_index("policy")["wins"]
     won, lost = float(sole[specs[0].label]), float(len(df) - sole[specs[0].label])
     if p.strength_players == 2:
@@ -201,6 +223,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     name, seed, game = spec["name"], spec["seed"], p.game
     figures = (reports / name).absolute()
     figures.mkdir(parents=True, exist_ok=True)
+    runs = reports / ".runs" / name
     names = p.anchors + [x for x in p.ladder if x not in p.anchors]
     wins = np.zeros((len(names), len(names)))
     played = np.zeros_like(wins)
@@ -225,7 +248,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
             if parse_spec(game.name, other).label == parse_spec(game.name, level).label:
                 continue                            # the same agent (an anchor on the ladder)
             say(f"{level} against {other}")
-            w, l, n = _match(p, level, other, seed, threads, progress)
+            w, l, n = _match(p, level, other, seed, threads, progress, runs)
             a, b = names.index(level), names.index(other)
             wins[a, b] += w
             wins[b, a] += l
@@ -238,7 +261,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
             if not climbing[players] and in_family and not p.play_all:
                 continue
             say(f"{level}, every seat, {players} players")
-            answers.append(_selfplay(p, level, players, seed, threads, progress))
+            answers.append(_selfplay(p, level, players, seed, threads, progress, runs))
             mine = [r for r in answers if r["players"] == players]
             if in_family and len(mine) >= 2 and settled(mine[-2], mine[-1], p) and climbing[players]:
                 climbing[players] = False
@@ -310,7 +333,14 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
                          f"rotated; Bradley-Terry ratings over every match, {p.anchors[0]} at 0, 95% bootstrap "
                          f"intervals (200 resamples); the anchors last")
     report.paragraph(f"Run time: {total:.0f} s in all ({answers['seconds'].sum():.1f} s of self-play).")
-    return report.write(reports / f"{name}.md")
+    written = report.write(reports / f"{name}.md")
+    shutil.rmtree(runs, ignore_errors=True)         # the report holds the answers now
+    return written
+
+
+def _pts(share: float) -> str:
+    """A share as points: "1 point", "1.5 points"."""
+    return f"{100 * share:g} point{'' if round(100 * share, 9) == 1 else 's'}"
 
 
 def _said(row, unit: str = " points") -> str:
@@ -328,6 +358,11 @@ def verdicts(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> dict[in
             out[n] = (f"stops moving from {below['level']} on: "
                       f"{F.points(below['edge'], below['edge_lo'], below['edge_hi'], signed=True)} points there, "
                       f"{_said(above, '')}")
+        elif len(family) >= 2 and abs(family.iloc[-1]["edge"] - family.iloc[-2]["edge"]) <= p.tolerance:
+            # the two strongest agree, but `games` ran out before the intervals were narrow
+            out[n] = (f"may have stopped moving, too wide to tell: {_said(family.iloc[-1])}, "
+                      f"{_said(family.iloc[-2], '')} agree within {_pts(p.tolerance)}, but settling needs "
+                      f"half-widths of {_pts(p.halfwidth)}")
         elif len(family) >= 2:
             out[n] = (f"is still moving at the strongest level played: {_said(family.iloc[-1])}, "
                       f"{_said(family.iloc[-2], '')}")

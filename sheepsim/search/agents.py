@@ -21,7 +21,7 @@ FIRST_ID, LAST_ID = MCTS, ALPHABETA
 
 
 @njit(cache=True)
-def no_exact(actor, legal, step, outcome, progress, copy_state, choose, view, game, spec, rollout_params, s, rules,
+def no_exact(actor, legal, step, outcome, progress, copy_state, prior, view, game, spec, rollout_params, s, rules,
              aux, seat, params, rng, buf, scratch):
     """The `exact` search of a game with luck or hidden cards: none. The policy registry
     refuses alphabeta for such a game before any kernel runs, so this is never called."""
@@ -29,14 +29,14 @@ def no_exact(actor, legal, step, outcome, progress, copy_state, choose, view, ga
 
 
 @njit(inline="always")
-def decide(policy_id, actor, legal, nature, chance, step, outcome, progress, determinize, copy_state, choose, view,
-           game, spec, rollout_params, hidden, exact, s, rules, aux, seat, params, rng, buf, scratch):
+def decide(policy_id, actor, legal, nature, chance, step, outcome, progress, determinize, copy_state, choose, prior,
+           view, game, spec, rollout_params, hidden, exact, s, rules, aux, seat, params, rng, buf, scratch):
     """Run the agent `policy_id` names from `s`, `seat` to act: its action into buf[0].
     The hooks and `game`, `spec`, `rollout_params`, `hidden` as for mcts.search; `exact`
     is alphabeta.search or no_exact."""
     if policy_id == ALPHABETA:
-        exact(actor, legal, step, outcome, progress, copy_state, choose, view, game, spec, rollout_params, s, rules,
+        exact(actor, legal, step, outcome, progress, copy_state, prior, view, game, spec, rollout_params, s, rules,
               aux, seat, params, rng, buf, scratch)
     else:
-        mcts.search(actor, legal, nature, chance, step, outcome, progress, determinize, copy_state, choose, view,
-                    game, spec, rollout_params, hidden, s, rules, aux, seat, params, rng, buf)
+        mcts.search(actor, legal, nature, chance, step, outcome, progress, determinize, copy_state, choose, prior,
+                    view, game, spec, rollout_params, hidden, s, rules, aux, seat, params, rng, buf)

@@ -54,11 +54,11 @@ runs it through search/agents.py, in the search kernels of a game that passes it
 import numpy as np
 from numba import njit
 
-from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_SIZE, as_action
+from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_SIZE
 from ..rng import rand_below
 # the game's SEARCH tuple (play.py) as mcts reads it, and mcts's win shares (the same
 # rewards: 1 / winners to each winner)
-from .mcts import S_GREEDY, S_O_SIZE, _rewards
+from .mcts import S_O_SIZE, _rewards, heuristic
 
 P_DEPTH, P_NODES = range(2)
 MAX_DEPTH = 32
@@ -181,12 +181,12 @@ def _subtree(actor, legal, step, outcome, progress, copy_state, view, game, spec
 
 
 @njit(inline="always")
-def search(actor, legal, step, outcome, progress, copy_state, choose, view, game, spec, rollout_params, s, rules,
-           aux, seat, params, rng, buf, scratch):
+def search(actor, legal, step, outcome, progress, copy_state, prior, view, game, spec, rollout_params, s, rules, aux,
+           seat, params, rng, buf, scratch):
     """Search from `s`, `seat` to act; write the chosen action into buf[0] and return
-    the number of states made. `choose` is the game's dispatcher holding its rollout
-    policies (the heuristic played when the evaluation cannot tell actions apart),
-    `copy_state`, `view`, `game`, `spec` and `rollout_params` as for mcts.search."""
+    the number of states made. `prior` plays the game's heuristic where the evaluation
+    cannot tell actions apart; it and `copy_state`, `view`, `game`, `spec` and
+    `rollout_params` as for mcts.search."""
     width = game[G_ACTION_SIZE]
     size = game[G_STATE_SIZE]
     depth = min(np.int64(params[P_DEPTH]), MAX_DEPTH)
@@ -246,7 +246,7 @@ def search(actor, legal, step, outcome, progress, copy_state, choose, view, game
             # one ply cannot tell the actions apart (Battle Sheep's building, before any
             # stack stands): a deeper search would only multiply the ties. The game's
             # heuristic plays instead.
-            action = as_action(choose(spec[S_GREEDY], s, rules, aux, seat, rollout_params[1], rng, buf, scratch))
+            action = heuristic(prior, spec, rollout_params, s, rules, aux, seat, rng, buf, scratch)
             for k in range(width):
                 buf[0, k] = action[k]
             return nodes

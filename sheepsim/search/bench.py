@@ -62,7 +62,6 @@ def _best(run, threads: int) -> float:
 
 def search_row(game, budget: int, threads: int) -> dict[str, Any]:
     from ..games import kernel_modules
-    from ..games import wrappers as W
     from ..policies import seat_specs
 
     E, _, PL = kernel_modules(game.name)
@@ -83,7 +82,7 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
     one, many = _best(play(n), 1), _best(play(n), threads)
     # the searching decisions of those games, and how many decisions each had left
     decisions, left = 0, 0
-    logs = [W.replay(PL, arr, aux, specs, True, 1, g)[0] for g in range(n)]
+    logs = _logs(PL, arr, aux, specs, 1, n)
     for log in logs:
         seats = log[:, 0] >= 0
         decisions += int(seats.sum())
@@ -102,6 +101,14 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
             "playout_ratio": iteration / playout,
             "python_agent": python, "python_decisions": timed, "python_decisions_per_s": python_rate,
             "python_ratio": kernel_rate / python_rate}
+
+
+def _logs(PL, arr, aux, specs, seed: int, games: int) -> list[np.ndarray]:
+    """The replay logs of games 0 .. games - 1 on `seed`, seats rotated: a row a step,
+    column 0 the seat that decided it (-1: nature), so a searching decision is a row
+    with column 0 >= 0 when every seat searches."""
+    from ..games import wrappers as W
+    return [W.replay(PL, arr, aux, specs, True, seed, g)[0] for g in range(games)]
 
 
 def _positions(E, PL, arr, aux, g, log) -> list:
@@ -123,12 +130,12 @@ def _positions(E, PL, arr, aux, g, log) -> list:
 def _playouts(PL):
     """A kernel over the play module PL's hooks: copy each row of `states` and, when
     `play`, roll it out with mcts.rollout (random policy, no cut-off), `reps` times
-    over; returns how many copies ended at the end of their game. The hooks are the closure's constants, compiled in as the search kernel's are
-    (passed as arguments from Python, numba calls them several times slower), and the
-    rollout gets its arrays in the forms the search's own rollout gets them (the
-    driver's views of the rules, aux, stream and decision buffer, a plain scratch array,
-    a row of the rollout parameters): reference counting alone made a playout several
-    times slower."""
+    over; returns how many copies ended at the end of their game. The hooks are the
+    closure's constants, compiled in as the search kernel's are (passed as arguments
+    from Python, numba calls them several times slower), and the rollout gets its arrays
+    in the forms the search's own rollout gets them (the driver's views of the rules,
+    aux, stream and decision buffer, a plain scratch array, a row of the rollout
+    parameters): reference counting alone made a playout several times slower."""
     _start, actor, _legal, nature, chance, step, _outcome, _progress, choose = PL.HOOKS
     game, view, random_id, rollout_params = PL.GAME, PL.VIEW, PL.SEARCH[M.S_RANDOM], PL.ROLLOUT_PARAMS
 
@@ -220,13 +227,13 @@ def table(rows: list[dict[str, Any]], threads: int) -> str:
 
 REFERENCE_ITERS = 256       # the yardstick: plain mcts (random rollouts) at this budget
 COST_GAMES = 4              # self-play games that time an agent's decision
+_reference_costs: dict[str, float] = {}     # game -> REFERENCE_ITERS's seconds a decision, this process
 
 
 def _cost(game, rules, spec: str, players: int) -> float:
     """Seconds per decision of `spec` playing every seat, 1 thread: COST_GAMES games
     timed (after a compile run), their decisions counted from the replays."""
     from ..games import kernel_modules
-    from ..games import wrappers as W
     from ..policies import seat_specs
     _, _, PL = kernel_modules(game.name)
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
@@ -234,7 +241,7 @@ def _cost(game, rules, spec: str, players: int) -> float:
     game.play_chunk(arr, aux, specs, True, 2, 0, 1)              # compile (or load)
     with numba_threads(1):
         seconds = _timed(lambda: game.play_chunk(arr, aux, specs, True, 2, 0, COST_GAMES))[0]
-    decisions = sum(int((W.replay(PL, arr, aux, specs, True, 2, g)[0][:, 0] >= 0).sum()) for g in range(COST_GAMES))
+    decisions = sum(int((log[:, 0] >= 0).sum()) for log in _logs(PL, arr, aux, specs, 2, COST_GAMES))
     return seconds / decisions
 
 
@@ -252,7 +259,9 @@ def agent_row(game, spec: str, games: int, threads: int) -> dict[str, Any]:
     rules = game.make_rules(players, {})
     cost = _cost(game, rules, label, players)
     reference = f"{_search_name(game)}:iters={REFERENCE_ITERS}"
-    reference_cost = _cost(game, rules, reference, players)
+    if game.name not in _reference_costs:           # one yardstick a game, however many agents
+        _reference_costs[game.name] = _cost(game, rules, reference, players)
+    reference_cost = _reference_costs[game.name]
     iters = max(1, round(REFERENCE_ITERS * cost / reference_cost))
     opponent = parse_spec(game.name, f"{_search_name(game)}:iters={iters}").label
     df = simulate(game, rules, seat_specs(game.name, [label, opponent], players), games, 1, threads,

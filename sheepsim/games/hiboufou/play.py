@@ -51,6 +51,17 @@ ROLLOUT_PARAMS = mcts.rollout_params((), ())
 EXACT = agents.no_exact
 
 
+@njit(cache=True, nogil=True)
+def search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
+    """Every search agent (search/agents.py) on this game, its hooks and rollout
+    policies inlined, in a kernel of its own: the chunk, replay and user-policy
+    kernels all call it, so the search compiles once per game (inlined into each of
+    them it compiled again in each, and the search kernels took twice as long to warm)."""
+    agents.decide(policy_id, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
+                  E.copy_state, P.choose_rollout, R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, EXACT,
+                  s, rules, aux, seat, params, rng, buf, scratch)
+
+
 @njit(cache=True, inline="always")
 def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     """The built-ins' dispatcher, with the search policies. The search's rollouts inline
@@ -59,21 +70,17 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     half the time (41 s against 66 s for Bye-Bye Black Sheep, 44 s against 74 s for
     Hiboufou, measured), with the same results and speed."""
     if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        agents.decide(policy_id, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
-                      E.copy_state, P.choose_rollout, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, EXACT, s,
-                      rules, aux, seat, params, rng, buf, scratch)
+        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
         return buf[0, 0], buf[0, 1], buf[0, 2]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
 
 @njit(cache=True)
 def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """choose_search calling the hooks rather than inlining them (driver.called): the
-    replay and user-policy kernels' search, compiled in seconds rather than a minute."""
+    """choose_search calling the other built-ins rather than inlining them
+    (driver.called): the replay and user-policy kernels' dispatcher, compiled in seconds."""
     if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        agents.decide(policy_id, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, E.progress, E.determinize,
-                      E.copy_state, R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True, EXACT, s, rules, aux,
-                      seat, params, rng, buf, scratch)
+        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
         return buf[0, 0], buf[0, 1], buf[0, 2]
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
