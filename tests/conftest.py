@@ -31,6 +31,13 @@ if not _USER_CACHE:
 
 import numpy as np  # noqa: E402
 
+from sheepsim.games import all_games  # noqa: E402
+
+# every game's policies registered before any test swaps the registry for a copy
+# (monkeypatch of policies._REGISTRY): a game first imported inside such a test
+# registered into the copy, and its policies were gone for the rest of that worker
+all_games()
+
 from sheepsim.games.battlesheep import engine as E
 from sheepsim.games.battlesheep import position as POS
 from sheepsim.games.battlesheep import reference as REF

@@ -194,3 +194,14 @@ def test_every_level_names_its_knob_even_at_its_default():
     p = C.plan(spec, 1.0)
     assert p.ladder == ["alphabeta:depth=2", "alphabeta:depth=3", "greedy"] and p.family == 2
     assert p.anchors == ["random", "alphabeta:depth=2"] and p.strength_players == 2
+    # the figures' axes: the family's levels by the knob's value, the family in the title
+    assert [p.tick(x) for x in p.ladder] == ["2", "3", "greedy"]
+    assert p.axis("level") == "level: depth of alphabeta"
+
+
+def test_an_anchor_at_a_default_keeps_the_value_its_file_names():
+    spec = {"game": "battlesheep", "players": 2, "policy": "mcts:rollout=greedy", "levels": [8, 16],
+            "anchors": ["random", "alphabeta:depth=3", "mcts:iters=256"]}
+    p = C.plan(spec, 1.0)
+    assert p.anchors == ["random", "alphabeta:depth=3", "mcts:iters=256"]
+    assert [p.tick(x) for x in p.ladder] == ["8", "16"] and p.axis("x") == "x: iters of mcts:rollout=greedy"

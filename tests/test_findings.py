@@ -90,7 +90,7 @@ def test_equilibrium_words_claim_only_what_the_fresh_seeds_support() -> None:
 
 
 def test_the_verdict_and_the_printed_interval_agree() -> None:
-    # 4p mcts:iters=16 of battlesheep-strong-play: the upper bound is below zero, so it
+    # 4p mcts:iters=16 of the seat_advantage battlesheep-strong-play: the upper bound is below zero, so it
     # prints as -0.04, not 0.0, beside "at a disadvantage"
     assert F.edge_words(-0.007, -0.013, -0.0004, 0.25) == \
         "seat 0 wins 0.7 [0.04, 1.3] points less often than the fair 25.0%"
@@ -123,7 +123,7 @@ def seats_with(win_rates: list[float], p: float) -> pd.DataFrame:
 
 
 def test_unequal_seats_are_said_even_when_seat_0_shows_no_edge() -> None:
-    # 3p mcts:iters=256 of battlesheep-strong-play: seat 0 -0.5 [-1.8, +0.9], p = 0.000193
+    # 3p mcts:iters=256 of the seat_advantage battlesheep-strong-play: seat 0 -0.5 [-1.8, +0.9], p = 0.000193
     seats = seats_with([0.328, 0.312, 0.360], 0.000193)
     assert F.unequal_seats(seats, -0.018, 0.009) == ("; but the seats are not equal (chi-square p = 0.00019): "
                                                      "seat 2 wins most, 36.0% [34.6, 37.4] against the fair 33.3%")

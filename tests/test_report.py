@@ -272,7 +272,7 @@ def test_one_number_format_per_column_and_no_negative_zero() -> None:
 
 
 def test_every_number_of_a_signed_interval_keeps_its_sign() -> None:
-    # the battlesheep-strong-play cells: "-0.7 [-1.3, 0.0]" beside "at a disadvantage" and
+    # the cells of battlesheep-strong-play as a seat_advantage table: "-0.7 [-1.3, 0.0]" beside "at a disadvantage" and
     # "+0.2 [0.0, +0.4]" beside "no detectable edge" read as if the words were wrong
     assert format_interval(-0.007, -0.013, -0.0004, percent=True, signed=True) == "-0.7 [-1.3, -0.04]"
     assert format_interval(0.002, -0.0003, 0.004, percent=True, signed=True) == "+0.2 [-0.03, +0.4]"

@@ -89,6 +89,24 @@ class Plan:
     strength_games: int
     exact: float | None
     play_all: bool = False      # climb every level even after the answer settles (a calibration)
+    policy: str = ""            # the family's SPEC without its knob, and the knob
+    knob: str = "iters"
+
+    def tick(self, level: str) -> str:
+        """A level as a figure's axis names it: the family's by its knob's value (the
+        family is in the axis title), `top` levels by their SPEC."""
+        k = self.ladder.index(level)
+        return level.split(f"{self.knob}=")[1].split(",")[0] if k < self.family else level
+
+    def axis(self, what: str) -> str:
+        return f"{what}: {self.knob} of {self.policy}" if self.policy else what
+
+
+def _named(game: str, spec: str) -> str:
+    """An anchor's name: its label, or the SPEC as written where the label drops a
+    default the reader should see ("alphabeta:depth=3", not "alphabeta")."""
+    label = parse_spec(game, spec).label
+    return spec.replace(" ", "") if len(spec.replace(" ", "")) > len(label) else label
 
 
 def with_knob(policy: str, knob: str, value: int) -> str:
@@ -158,8 +176,8 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
               for k, x in enumerate(labels)]
     return Plan(game, players, rules, labels, len(levels),
                 max(1, round(got["games"] * scale)), float(got["halfwidth"]), float(got["tolerance"]),
-                [parse_spec(game.name, a).label for a in anchors], strength_players,
-                max(1, round(got["strength_games"] * scale)), exact, play_all)
+                [_named(game.name, a) for a in anchors], strength_players,
+                max(1, round(got["strength_games"] * scale)), exact, play_all, policy, knob)
 
 
 def _folder(runs: Path, *what: Any) -> Path:
@@ -292,9 +310,9 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     report.headline(headline(answers, stopped, p))
     report.findings(_findings(answers, strength, stopped, p))
     report.figure(plots.lines_plot(
-        {f"{n} players": (list(g["level"]), g["edge"], g["edge_lo"], g["edge_hi"], 0.0)
+        {f"{n} players": ([p.tick(x) for x in g["level"]], g["edge"], g["edge_lo"], g["edge_hi"], 0.0)
          for n, g in answers.groupby("players")},
-        figures / "edge.png", f"{game.title}: seat 0's edge against strength", "every seat plays",
+        figures / "edge.png", f"{game.title}: seat 0's edge against strength", p.axis("every seat plays"),
         n={f"{n} players": g["decided"].to_numpy() for n, g in answers.groupby("players")},
         edge="seat 0's edge (points)"),
         "Seat 0's share of decided games minus the fair 1/P, every seat playing the level, weakest first; 95% "
@@ -304,9 +322,9 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     for key in ["below"] + p.anchors:
         if key in levels and levels[key].notna().any():
             lines["against the level below" if key == "below" else f"against {key}"] = (
-                list(levels["level"]), levels[key], levels[f"{key}_lo"], levels[f"{key}_hi"], 0.5)
+                [p.tick(x) for x in levels["level"]], levels[key], levels[f"{key}_lo"], levels[f"{key}_hi"], 0.5)
     report.figure(plots.lines_plot(lines, figures / "strength.png", f"{game.title}: how strong each level is",
-                                   "level", n={k: p.strength_games for k in lines}),
+                                   p.axis("level"), n={k: p.strength_games for k in lines}),
                   f"Each level's win rate in {p.strength_players} players against the level below and against "
                   f"each anchor, seats rotated, a game without a sole winner half; 95% Wilson intervals.")
     report.heading("The answer at each level")

@@ -201,8 +201,7 @@ def _findings(edges: pd.DataFrame, lengths: pd.DataFrame, results: dict[str, pd.
 
 def headline(edges: pd.DataFrame) -> str:
     """The answer to "how big is seat 0's edge, and how does it change with the
-    policies (in the order the analysis lists them, as strength grows in
-    battlesheep-strong-play)": per player count, the edge under the first and the last
+    policies (in the order the analysis lists them, e.g. weakest first)": per player count, the edge under the first and the last
     policy, and under which policies seat 0 is favoured, at a disadvantage or neither."""
     def edge(row) -> str:
         return F.points(row.edge, row.edge_lo, row.edge_hi, signed=True)
