@@ -75,14 +75,9 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
 
-@njit(cache=True)
-def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """choose_search calling the other built-ins rather than inlining them
-    (driver.called): the replay and user-policy kernels' dispatcher, compiled in seconds."""
-    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-        return buf[0, 0], buf[0, 1], buf[0, 2]
-    return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
+# the replay and user-policy kernels' dispatcher: choose_search itself (it already calls
+# every built-in, R_CHOOSE, and the search), called rather than inlined
+choose_search_called = driver.called(choose_search)
 
 
 @njit(cache=True, nogil=True)
