@@ -64,6 +64,29 @@ def test_two_strongest_levels_that_agree_with_wide_intervals_are_too_wide_to_tel
                        "of 1.5 points")
 
 
+def _seated(level, shares, half=0.01):
+    """A 3-player level's row with every seat's share (of decided games)."""
+    row = _row(level, shares[0] - 1 / 3, half, players=3)
+    for k, x in enumerate(shares):
+        row[f"seat{k}"], row[f"seat{k}_lo"], row[f"seat{k}_hi"] = x, x - half, x + half
+    return row
+
+
+def test_an_edge_that_stands_still_while_other_seats_trade_places_has_not_settled():
+    # 3 players: seat 0's share the same at both levels, seats 1 and 2 swap 8 points
+    below, above = _seated("mcts:iters=64", [0.34, 0.30, 0.36]), _seated("mcts:iters=128", [0.34, 0.38, 0.28])
+    p = _plan(players=[3])
+    assert C.moved(below, above) == (pytest.approx(0.08), "seat1")
+    assert not C.settled(below, above, p)
+    assert C.settled(below, _seated("mcts:iters=128", [0.345, 0.295, 0.36]), p)
+    said = C.verdicts(pd.DataFrame([below, above]), {}, p)[3]
+    assert said.startswith("is still moving at the strongest level played: +0.7 [-0.3, +1.7] points at mcts:iters=128")
+    assert said.endswith("; the edge agrees, but seat 1's share moved 8.0 points (30.0% to 38.0%)")
+    lines = C._findings(pd.DataFrame([below, above]), pd.DataFrame({"level": ["mcts:iters=64"]}), {}, p)
+    assert "3 players, from mcts:iters=64 to mcts:iters=128: seat 1 gains most (30.0% [29.0, 31.0] to 38.0% " \
+        "[37.0, 39.0] of decided games), seat 2 loses most (36.0% [35.0, 37.0] to 28.0% [27.0, 29.0])." in lines
+
+
 def test_an_exact_answer_outside_the_strongest_interval_is_said():
     # Pig's exact first-player share, 53.06%: a search settling at 51% has converged wrongly
     answers = pd.DataFrame([_row("mcts:iters=64", 0.008, 0.01), _row("mcts:iters=128", 0.010, 0.01),

@@ -19,9 +19,10 @@ then the SPECs of `top` (say Pig's `learned` and `optimal`), and at each level:
   rotated; Bradley-Terry ratings (analysis/ratings.py) over every such match place
   the levels on one scale (Elo points, the first anchor at 0).
 
-A player count stops climbing at the first level whose edge is within `tolerance` of
-the level below's, both with half-widths of at most `halfwidth`: the answer "stops
-moving" there. Otherwise it climbs to the top and the report says it is "still
+A player count stops climbing at the first level whose edge and every seat's share are
+within `tolerance` of the level below's, both with half-widths of at most `halfwidth`:
+the answer "stops moving" there (in 3 and 4 players the edge can stand still while the
+other seats trade places: that answer is still moving). Otherwise it climbs to the top and the report says it is "still
 moving", with the two strongest levels' answers. `top` levels are played whatever the
 family did: they are the reference the family is compared with. With `exact` (seat 0's
 share under perfect play, known for Pig) the report says whether the strongest level's
@@ -229,12 +230,27 @@ def _match(p: Plan, level: str, other: str, seed: int, threads, progress,
     return won, lost, float(len(df))
 
 
+def _seats(row) -> list[str]:
+    """A level's seat-share keys ("seat0", "seat1", ...)."""
+    return [k for k in row.keys() if k.startswith("seat") and k[4:].isdigit()]
+
+
+def moved(below, above) -> tuple[float, str]:
+    """How far the answer moved between two levels, and where: the largest change of
+    seat 0's edge or of any seat's share. In 3 or 4 players the edge can stand still
+    while the other seats trade places, and that answer has not stopped moving."""
+    changes = [(abs(above["edge"] - below["edge"]), "seat0")] + \
+        [(abs(above[k] - below[k]), k) for k in _seats(above) if k in below.keys()]
+    return max(changes, key=lambda c: c[0])
+
+
 def settled(below: dict[str, Any], above: dict[str, Any], p: Plan) -> bool:
-    """Whether two consecutive levels agree: edges within `tolerance`, both half-widths
-    at most `halfwidth` (rounded to a tenth of a point: a half-width a hair over the
-    target after sequential stopping's last chunk is the target)."""
+    """Whether two consecutive levels agree: seat 0's edge and every seat's share within
+    `tolerance`, both edge half-widths at most `halfwidth` (rounded to a tenth of a
+    point: a half-width a hair over the target after sequential stopping's last chunk is
+    the target)."""
     narrow = max(below["halfwidth"], above["halfwidth"]) <= p.halfwidth + 5e-4
-    return narrow and abs(above["edge"] - below["edge"]) <= p.tolerance
+    return narrow and moved(below, above)[0] <= p.tolerance
 
 
 def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
@@ -376,14 +392,19 @@ def verdicts(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> dict[in
             out[n] = (f"stops moving from {below['level']} on: "
                       f"{F.points(below['edge'], below['edge_lo'], below['edge_hi'], signed=True)} points there, "
                       f"{_said(above, '')}")
-        elif len(family) >= 2 and abs(family.iloc[-1]["edge"] - family.iloc[-2]["edge"]) <= p.tolerance:
+        elif len(family) >= 2 and moved(family.iloc[-2], family.iloc[-1])[0] <= p.tolerance:
             # the two strongest agree, but `games` ran out before the intervals were narrow
             out[n] = (f"may have stopped moving, too wide to tell: {_said(family.iloc[-1])}, "
                       f"{_said(family.iloc[-2], '')} agree within {_pts(p.tolerance)}, but settling needs "
                       f"half-widths of {_pts(p.halfwidth)}")
         elif len(family) >= 2:
-            out[n] = (f"is still moving at the strongest level played: {_said(family.iloc[-1])}, "
-                      f"{_said(family.iloc[-2], '')}")
+            below, above = family.iloc[-2], family.iloc[-1]
+            out[n] = f"is still moving at the strongest level played: {_said(above)}, {_said(below, '')}"
+            size, seat = moved(below, above)
+            if seat != "seat0" and abs(above["edge"] - below["edge"]) <= p.tolerance:
+                # the edge agrees; another seat's share is what still moves
+                out[n] += (f"; the edge agrees, but seat {seat[4:]}'s share moved {100 * size:.1f} points "
+                           f"({below[seat]:.1%} to {above[seat]:.1%})")
         else:
             out[n] = f"was measured at one level only: {_said(family.iloc[-1])}"
     return out
@@ -410,6 +431,18 @@ def headline(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> str:
 
 def _findings(answers: pd.DataFrame, strength: pd.DataFrame, stopped: dict[int, int], p: Plan) -> list[str]:
     lines = [f"**{n} players**: seat 0's edge {text}." for n, text in verdicts(answers, stopped, p).items()]
+    for n, g in answers.groupby("players"):  # 3 and 4 players: which seat gains with strength
+        family = g[g["level"].isin(p.ladder[:p.family])]
+        seats = _seats(family.iloc[0]) if len(family) >= 2 and n >= 3 else []
+        if seats:
+            weak, strong = family.iloc[0], family.iloc[-1]
+            change = {k: strong[k] - weak[k] for k in seats}
+            up, down = max(change, key=change.get), min(change, key=change.get)
+            lines.append(f"{n} players, from {weak['level']} to {strong['level']}: seat {up[4:]} gains most "
+                         f"({F.share(weak[up], weak[up + '_lo'], weak[up + '_hi'])} to "
+                         f"{F.share(strong[up], strong[up + '_lo'], strong[up + '_hi'])} of decided games), "
+                         f"seat {down[4:]} loses most ({F.share(weak[down], weak[down + '_lo'], weak[down + '_hi'])}"
+                         f" to {F.share(strong[down], strong[down + '_lo'], strong[down + '_hi'])}).")
     for n, at in stopped.items():           # play_all: did the levels above stay where it settled?
         family = answers[(answers["players"] == n) & answers["level"].isin(p.ladder[at + 2:p.family])]
         if len(family):
