@@ -620,6 +620,7 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
     """Run the analysis defined in each ANALYSIS (a TOML file, e.g. one of analyses/) and
     write its report, REPORTS/<name>.md, with its figures in REPORTS/<name>/.
 
+    \b
     An analysis file names its kind and game, and may name the rest:
       kind = "seat_advantage"   seat_advantage, policy_sweep, rule_variants, grid,
                                 skill_ladder, ratings, learn_stop, tune or converge
@@ -650,7 +651,8 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
                       REPORTS/<name>/study.sqlite3)
       converge        players, policy, knob, levels, top, games, halfwidth, tolerance,
                       anchors, strength_games, exact, play_all, options (follows seat 0's
-                      edge up a ladder of agents until it stops moving, or says it has not)
+                      edge and every seat's share up a ladder of agents until they stop
+                      moving, or says they have not)
     A key the kind does not know is an error. A complete file:
       kind = "seat_advantage"
       game = "pig"

@@ -188,6 +188,16 @@ def test_every_help_ends_with_an_example_that_parses(path, command):
             _parses(part)
 
 
+@pytest.mark.parametrize("path,command", [pytest.param(p, c, id=" ".join(p)) for p, c in _commands(cli)])
+def test_every_help_table_keeps_its_layout(path, command):
+    # click rewraps a paragraph into running text unless it starts with a \b line: an
+    # indented table (keys and what they mean, in columns) would be run together
+    for paragraph in inspect.cleandoc(command.help or "").split("\n\n"):
+        lines = paragraph.splitlines()
+        assert lines[0] == "\b" or not any(line.startswith(" ") for line in lines), \
+            f"{' '.join(path)} --help: a table without \\b: {lines[0]!r}"
+
+
 def test_run_help_describes_the_analysis_file_format():
     from sheepsim.analysis import definition, grid, seat_advantage, sweep, variants
     printed = " ".join(_ok("run", "--help").split())
