@@ -48,7 +48,7 @@ from sheepsim.games.blacksheep.game import _reference_options
 from sheepsim.games.blacksheep.model import (ANIMAL, BLACK, DRAW, DRAW_FROM, EAGLE, EAGLE_ASK, EAGLE_ASK_PHASE,
                                              EAGLE_SKIP, MAGPIE, MOLE_PHASE, NKINDS, OVER, PHASE_NAMES, STOP)
 from sheepsim.rng import streams
-from sheepsim.search.agents import ISMCTS
+from sheepsim.search.agents import ISMCTS, PIMC
 
 MP, NK = E.MAX_PLAYERS, E.NK
 N_STREAMS = P.GAME[5]
@@ -401,20 +401,26 @@ def test_negative_control_reading_the_mole_revealed_hand_is_allowed():
 # ---------------------------------------------------------------------------
 
 @njit
-def _ismcts_kernel(s, rules, aux, seat, params, rng, buf):
+def _search_kernel(policy_id, s, rules, aux, seat, params, rng, buf):
     # the argument types the replay kernel passes (an int64 id, not a literal constant;
     # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
-    return P.choose_search_called(np.int64(ISMCTS), fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat,
+    return P.choose_search_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat,
                                   params, fast.pointer(rng), buf, np.empty_like(buf))
 
 
-def ismcts(iters, rollout):
-    """ismcts:iters=..,rollout=.. with the common policy signature (its own parameters)."""
-    vector = _vector([iters, 0.7, rollout, 0, 0])
+def agent(policy_id, params):
+    """A search agent (its id and parameter vector) with the common policy signature."""
+    vector = np.zeros(8)
+    vector[:len(params)] = params
 
     def choose(s, rules, aux, seat, params, rng, buf):
-        return _ismcts_kernel(s, rules, aux, seat, vector, rng, buf)
+        return _search_kernel(np.int64(policy_id), s, rules, aux, seat, vector, rng, buf)
     return choose
+
+
+def ismcts(iters, rollout):
+    """ismcts:iters=..,rollout=.. (its own parameters)."""
+    return agent(ISMCTS, [iters, 0.7, rollout, 0, 0])
 
 
 @pytest.mark.parametrize("players,options", [(3, {}), (4, ALL_OPTIONAL)], ids=["3p-base", "4p-all-optional"])
@@ -428,3 +434,17 @@ def test_ismcts_decisions_do_not_change_when_hidden_cards_are_redealt(players, o
         total += checks
         assert np.mean(np.array(pooled) > 0) > 0.9
     assert total["draw"] > 100 and total["place"] > 20
+
+
+@pytest.mark.parametrize("players,options", [(2, {}), (4, ALL_OPTIONAL)], ids=["2p-base", "4p-all-optional"])
+def test_pimc_decisions_do_not_change_when_hidden_cards_are_redealt(players, options):
+    # every world re-deals from what the seat knows; its actions are the seat's own
+    mix = [("pimc:worlds=3", agent(PIMC, [3, 1, 0, 0]), []), MIX[0],
+           ("pimc:worlds=2,rollout=random,cutoff=10", agent(PIMC, [2, 0, 10, 0]), []), MIX[1]]
+    total: Counter = Counter()
+    for g in range(3):
+        checks, mismatches, pooled, _ = play_checked(players, options, seat_mix(players, g, mix), 407, g)
+        assert not mismatches, f"{len(mismatches)} pimc decisions depend on hidden cards, first: {mismatches[0]}"
+        total += checks
+        assert np.mean(np.array(pooled) > 0) > 0.9
+    assert total["draw"] > 50 and total["place"] > 10

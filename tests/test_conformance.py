@@ -158,6 +158,8 @@ VARIANTS = [("battlesheep", 2, {"board": "random"}, ["greedy", "random"]),
             ("battlesheep", 2, {}, ["alphabeta:depth=2", "greedy"]),
             ("blacksheep", 3, {}, ["ismcts:iters=6,cutoff=30", "threshold:k=6", "random"]),
             ("hiboufou", 2, {}, ["ismcts:iters=6,rollout=greedy", "greedy"]),
+            ("blacksheep", 2, {}, ["pimc:worlds=3", "threshold:k=6"]),
+            ("hiboufou", 3, {}, ["pimc:worlds=2,cutoff=10", "greedy", "random"]),
             ("pig", 2, {"goal": 60}, ["optimal", "hold:t=20"])]      # optimal reads its table from aux
 DETERMINISM = [(n, p, {}, None) for n, p in CASES] + VARIANTS
 

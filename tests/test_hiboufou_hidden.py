@@ -45,7 +45,7 @@ from sheepsim.games.hiboufou import policies as POL
 from sheepsim.games.hiboufou import rules as R
 from sheepsim.games.hiboufou.model import DECISION_NAMES, END, NSPACES, PLAY
 from sheepsim.rng import rand_below, streams
-from sheepsim.search.agents import ISMCTS
+from sheepsim.search.agents import ISMCTS, PIMC
 
 MP, MC = E.MAX_PLAYERS, E.MC
 
@@ -392,21 +392,26 @@ def test_negative_control_counting_the_public_cards_is_allowed():
 # ---------------------------------------------------------------------------
 
 @njit
-def _ismcts_kernel(s, rules, deck, seat, params, rng, buf):
+def _search_kernel(policy_id, s, rules, deck, seat, params, rng, buf):
     # the argument types the replay kernel passes (an int64 id, not a literal constant;
     # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
-    return P.choose_search_called(np.int64(ISMCTS), fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat,
+    return P.choose_search_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat,
                                   params, fast.pointer(rng), buf, np.empty_like(buf))
 
 
-def ismcts(iters, rollout):
-    """ismcts:iters=..,rollout=.. with the common policy signature (its own parameters)."""
+def agent(policy_id, params):
+    """A search agent (its id and parameter vector) with the common policy signature."""
     vector = np.zeros(8)
-    vector[:5] = iters, 0.7, rollout, 0, 0
+    vector[:len(params)] = params
 
     def choose(s, rules, deck, seat, params, rng, buf):
-        return _ismcts_kernel(s, rules, deck, seat, vector, rng, buf)
+        return _search_kernel(np.int64(policy_id), s, rules, deck, seat, vector, rng, buf)
     return choose
+
+
+def ismcts(iters, rollout):
+    """ismcts:iters=..,rollout=.. (its own parameters)."""
+    return agent(ISMCTS, [iters, 0.7, rollout, 0, 0])
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -419,3 +424,17 @@ def test_ismcts_decisions_do_not_change_when_hidden_cards_are_redealt(players):
         by_label += labels
         assert np.mean(changed) > 0.85
     assert by_label["ismcts:iters=6"] > 40 and by_label["ismcts:iters=4,rollout=greedy"] > 40
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_pimc_decisions_do_not_change_when_hidden_cards_are_redealt(players):
+    # every world re-deals from what the seat knows; its actions are the seat's own
+    mix = [("pimc:worlds=3", agent(PIMC, [3, 1, 0, 0])), MIX[1],
+           ("pimc:worlds=2,rollout=random,cutoff=10", agent(PIMC, [2, 0, 10, 0])), MIX[0]]
+    by_label: Counter = Counter()
+    for g in range(3):
+        _, labels, mismatches, _, changed, _ = play_checked(players, {}, None, seat_mix(players, g, mix), 408, g)
+        assert not mismatches, f"{len(mismatches)} pimc decisions depend on hidden cards, first: {mismatches[0]}"
+        by_label += labels
+        assert np.mean(changed) > 0.85
+    assert by_label["pimc:worlds=3"] > 30 and by_label["pimc:worlds=2,rollout=random,cutoff=10"] > 30

@@ -56,6 +56,13 @@ TWINS = [  # game, players, options, policies by slot (slot 0 searches), decisio
     ("hiboufou", 2, {}, ["ismcts:iters=6,cutoff=20,expand=greedy", "random"], 60),
     ("blacksheep", 3, {}, ["ismcts:iters=6", "random", "random"], 60),
     ("hiboufou", 2, {}, ["ismcts:iters=6,cutoff=20", "random"], 60),
+    # pimc: every action of a world on the same deal and stream, ties to the heuristic
+    ("pig", 2, {"goal": 60}, ["pimc:worlds=8", "hold:t=10"], 400),
+    # a paired test loose enough to leave the heuristic often (z=0.5), and z=0
+    ("pig", 2, {"goal": 60}, ["pimc:worlds=40,z=0.5", "pimc:worlds=6,z=0,rollout=random"], 300),
+    ("blacksheep", 3, {}, ["pimc:worlds=3", "random", "random"], 60),
+    ("hiboufou", 2, {}, ["pimc:worlds=3,cutoff=20,rollout=random", "greedy"], 60),
+    ("battlesheep", 2, {}, ["pimc:worlds=2,cutoff=6,temp=2", "greedy"], 16),
 ]
 
 
@@ -67,7 +74,8 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
     rules = game.make_rules(players, options)
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(name, policies, players)
-    greedy = POL.hold if name == "pig" else getattr(POL, "greedy", None)
+    # rollout=greedy's policy: the game's heuristic (Bye-Bye Black Sheep's is `risk`)
+    greedy = getattr(POL, {"pig": "hold", "blacksheep": "risk"}.get(name, "greedy"))
     hooks = (E, _rollout(POL, greedy))
     searched = 0
     for g in (0, 1):
@@ -84,7 +92,11 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
             else:
                 spec = specs[slots[who]]
                 rng = rngs[pol + who]
-                if spec.policy.id >= A.MCTS:
+                if spec.policy.id == A.PIMC:
+                    action = reference.pimc(hooks, PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, hasattr(E, "determinize"),
+                                            s.copy(), arr, aux, who, spec.vector(), rng)
+                    searched += 1
+                elif spec.policy.id >= A.MCTS:
                     action = reference.search(hooks, PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, spec.policy.id == A.ISMCTS,
                                               s.copy(), arr, aux, who, spec.vector(), rng)
                     searched += 1
@@ -96,7 +108,7 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
             c = E.chance(s, arr, aux, action, rngs[luck + who if who >= 0 else 0])
             assert c == entry[1 + width]
             E.step(s, arr, aux, action, c)
-    assert searched >= 20
+    assert searched >= min(20, decisions // 2)
 
 
 def pig_exact(goal):
@@ -183,6 +195,8 @@ def test_search_beats_the_heuristic_it_rolls_out_with_in_battle_sheep(tmp_path):
     (["simulate", "battlesheep", "--policy", "ismcts"], ["no hidden information", "use mcts"]),
     (["simulate", "blacksheep", "--policy", "mcts"], ["hides cards", "use ismcts"]),
     (["simulate", "bobbysitter", "--policy", "mcts"], ["unknown bobbysitter policy 'mcts'"]),
+    (["simulate", "blacksheep", "--policy", "pimc:worlds=0"], ["worlds=0 is out of range", "integer 1..1000000"]),
+    (["simulate", "hiboufou", "--policy", "pimc:z=-1"], ["z=-1 is out of range", "0..10"]),
 ])
 def test_bad_search_input_is_one_line_exit_2(tmp_path, args, needles):
     out = tmp_path / "out"

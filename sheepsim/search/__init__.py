@@ -1,7 +1,7 @@
 """Search agents for every turn-based game, through the engine contract (agents.py).
 
-`register(game, title, hidden, greedy, luck)` registers `mcts`, `ismcts` and `alphabeta`
-for a game: the ones that fit it are playable, the others are refused with a one-line
+`register(game, title, hidden, greedy, luck)` registers `mcts`, `ismcts`, `pimc` and
+`alphabeta` for a game (`pimc` fits every game): the ones that fit it are playable, the others are refused with a one-line
 error (a search that saw hidden cards would cheat; a perfect-information game has
 nothing to determinize; alpha-beta searches neither hidden cards nor luck).
 """
@@ -40,6 +40,17 @@ def check(values: dict[str, float]) -> str:
     return ""
 
 
+PIMC_PARAMS = {
+    "worlds": (200.0, "worlds sampled a decision, each a re-deal of the unseen cards and one stream of luck, "
+                      "every legal action played out in each (the strength knob)", 1.0, float(MAX_ITERS)),
+    "rollout": (1.0, "the policy that plays each world out: random, or greedy (the game's heuristic)"),
+    "cutoff": PARAMS["cutoff"],
+    "temp": PARAMS["temp"],
+    "z": (2.0, "how sure a departure from the heuristic must be: another action replaces the heuristic's choice "
+               "only when its advantage, paired world by world, is above z standard errors (0: whenever it scores "
+               "higher)", 0.0, 10.0),
+}
+
 AB_PARAMS = {
     "depth": (3.0, "plies searched, deepening one at a time (the strength knob)", 1.0, float(AB.MAX_DEPTH)),
     "nodes": (0.0, "stop deepening once this many states were made (0: no cap); the deepest complete "
@@ -64,6 +75,15 @@ def register(game: str, title: str, hidden: bool, greedy: str, luck: bool = Fals
                         f"see (determinize), one tree over its information set; {what}",
                     refuse="" if hidden else (f"{title} has no hidden information (no determinize hook): "
                                               f"ismcts is for hidden-information games; use mcts"))(A.decide)
+    register_policy(game, "pimc", policy_id=A.PIMC, params=PIMC_PARAMS, integers=("worlds", "cutoff"),
+                    choices={"rollout": CHOICES["rollout"]},
+                    doc=f"determinized flat Monte Carlo on common random numbers: in each of `worlds` worlds "
+                        f"(the cards the seat cannot see re-dealt, one stream of luck) every legal action is played "
+                        f"out by the rollout policy (random, or greedy: {greedy}; to the end, or to the cut-off "
+                        f"scored by the game's progress), all on the same deal, draws and rollout stream; plays "
+                        f"the action with the highest win share, ties to {greedy}"
+                        + ("" if hidden else " (nothing is hidden: one real state, a world is a stream of luck)"))(
+        A.decide)
     register_policy(game, "alphabeta", policy_id=A.ALPHABETA, params=AB_PARAMS, integers=("depth", "nodes"),
                     doc=f"alpha-beta search on the game's position evaluation (its progress hook): iterative "
                         f"deepening to `depth` plies with move ordering, paranoid with 3 or 4 players (every "

@@ -6,6 +6,8 @@ agent the id names. A new agent is an id here, a branch in `decide` and a regist
 in search/__init__.py: no game's play.py changes.
 
 * MCTS and ISMCTS: search/mcts.py (one algorithm; ISMCTS determinizes, `hidden`).
+* PIMC: search/pimc.py, determinized flat Monte Carlo on common random numbers, every
+  game (one real world where nothing is hidden).
 * ALPHABETA: search/alphabeta.py, for perfect-information games without luck. A game
   passes it as its `exact` search (play.EXACT); the others pass `no_exact`, so their
   kernels never compile it (the registry refuses alphabeta for them: search/__init__.py).
@@ -13,11 +15,11 @@ in search/__init__.py: no game's play.py changes.
 
 from numba import njit
 
-from . import mcts
+from . import mcts, pimc
 
 # above every game's built-ins, below policies.USER_ID_BASE
-MCTS, ISMCTS, ALPHABETA = 90, 91, 92
-FIRST_ID, LAST_ID = MCTS, ALPHABETA
+MCTS, ISMCTS, ALPHABETA, PIMC = 90, 91, 92, 93
+FIRST_ID, LAST_ID = MCTS, PIMC
 
 
 @njit(cache=True)
@@ -37,6 +39,9 @@ def decide(policy_id, actor, legal, nature, chance, step, outcome, progress, det
     if policy_id == ALPHABETA:
         exact(actor, legal, step, outcome, progress, copy_state, prior, view, game, spec, rollout_params, s, rules,
               aux, seat, params, rng, buf, scratch)
+    elif policy_id == PIMC:
+        pimc.search(actor, legal, nature, chance, step, outcome, progress, determinize, copy_state, choose, prior,
+                    view, game, spec, rollout_params, hidden, s, rules, aux, seat, params, rng, buf, scratch)
     else:
         mcts.search(actor, legal, nature, chance, step, outcome, progress, determinize, copy_state, choose, prior,
                     view, game, spec, rollout_params, hidden, s, rules, aux, seat, params, rng, buf)

@@ -1,4 +1,5 @@
-"""The search policies in plain Python: the readable twin of mcts.search.
+"""The search policies in plain Python: the readable twins of mcts.search, pimc.search
+and alphabeta.search.
 
 The same algorithm as mcts.py, step by step and draw by draw, with the tree as Python
 objects: a dict of children per node instead of the node pool's linked lists. It calls
@@ -13,9 +14,10 @@ import math
 
 import numpy as np
 
-from ..rng import rand_below
+from ..rng import next_u64, rand_below, seed_stream
 from . import alphabeta as AB
 from . import mcts as M
+from . import pimc as P
 
 
 class _Action:
@@ -150,6 +152,69 @@ def _rewards(E, spec, sim, rules, players, cut, temp=0.0):
         mask = int(row[spec[M.S_O_COWINNERS]])
     winners = bin(mask).count("1")
     return [1.0 / players if winners == 0 else (1.0 / winners if mask >> q & 1 else 0.0) for q in range(players)]
+
+
+# --- pimc (search/pimc.py) ---------------------------------------------------------------
+
+def pimc(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, params, rng):
+    """The action pimc.search chooses (a tuple): the heuristic's choice asked first, then
+    every world re-dealt from `rng` and every action of it played out from a copy of the
+    world's own stream; the best action replaces the heuristic's only when the paired
+    test is sure. rng advanced as the kernel's is."""
+    E, choose = hooks
+    buf = np.zeros((game[1], game[2]), dtype=np.int32)
+    scratch = np.zeros_like(buf)
+    n = E.legal(s.copy(), rules, aux, buf)
+    actions = [tuple(int(x) for x in buf[i]) for i in range(n)]
+    if n == 1:
+        return actions[0]
+    h = choose(spec[M.S_GREEDY], s.copy(), rules, aux, seat, rollout_params[M.ROLLOUT_GREEDY], rng, buf, scratch)
+    h = tuple(int(x) for x in np.atleast_1d(h))
+    favourite = actions.index(h) if h in actions else -1
+    which = int(params[P.P_ROLLOUT])
+    rollout_id = spec[M.S_GREEDY] if which == M.ROLLOUT_GREEDY else spec[M.S_RANDOM]
+    cutoff = int(params[P.P_CUTOFF])
+    worlds = int(params[P.P_WORLDS])
+    got = np.zeros((worlds, n))             # each world's reward of each action
+    for w in range(worlds):
+        world = s.copy()
+        if hidden:
+            E.determinize(world, rules, aux, seat, rng)
+        stream0 = np.empty(4, dtype=np.uint64)
+        seed_stream(np.uint64(next_u64(rng)), np.int64(w), np.int64(0), stream0)
+        for i, action in enumerate(actions):
+            sim, stream = world.copy(), stream0.copy()
+            E.step(sim, rules, aux, action, E.chance(sim, rules, aux, action, stream))
+            t, cut = 0, False
+            while (who := E.actor(sim, rules)) != -1:
+                if cutoff > 0 and t >= cutoff:
+                    cut = True
+                    break
+                a = E.nature(sim, rules, aux, stream) if who == M.NATURE else \
+                    choose(rollout_id, sim, rules, aux, who, rollout_params[which], stream, buf, scratch)
+                a = a if isinstance(a, tuple) else (a,)
+                E.step(sim, rules, aux, a, E.chance(sim, rules, aux, a, stream))
+                t += 1
+            got[w, i] = _rewards(E, spec, sim, rules, int(rules[0]), cut, float(params[P.P_TEMP]))[seat]
+    totals = [0.0] * n                      # summed in the kernel's order, so equal to the bit
+    for w in range(worlds):
+        for i in range(n):
+            totals[i] += got[w, i]
+    best = max(range(n), key=lambda i: (totals[i], -i))
+    if favourite < 0 or best == favourite:
+        return actions[best]
+    gain = gain2 = 0.0                      # the paired advantage, world by world
+    for w in range(worlds):
+        d = got[w, best] - got[w, favourite]
+        gain += d
+        gain2 += d * d
+    mean = gain / worlds
+    z = float(params[P.P_Z])
+    if z == 0:
+        sure = mean > 0
+    else:
+        sure = worlds >= 2 and mean > z * math.sqrt(max(0.0, (gain2 - worlds * mean * mean) / (worlds - 1)) / worlds)
+    return actions[best] if sure else actions[favourite]
 
 
 # --- alphabeta (search/alphabeta.py) -------------------------------------------------
