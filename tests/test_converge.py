@@ -101,6 +101,9 @@ def test_an_exact_answer_outside_the_strongest_interval_is_said():
         ", but not at the answer; the exact answer under perfect play, seat 0 winning 53.06%, is outside the "
         "strongest search level's interval.")
     lines = C._findings(answers, pd.DataFrame({"level": ["mcts:iters=64"]}), {2: 0}, p)
+    # the findings say so too (the first Pig calibration's first finding said "stops moving")
+    assert not any("stops moving" in x for x in lines)
+    assert lines[0].startswith("**2 players**: seat 0's edge settles within the tolerance from mcts:iters=64 on")
     assert any("optimal: seat 0 wins" in x and "is inside its interval" in x for x in lines)
     assert any("does not reach the exact answer" in x for x in lines)
 

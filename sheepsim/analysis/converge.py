@@ -407,20 +407,25 @@ def verdicts(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> dict[in
                            f"({below[seat]:.1%} to {above[seat]:.1%})")
         else:
             out[n] = f"was measured at one level only: {_said(family.iloc[-1])}"
+    n = p.players[0]
+    if _reached(answers, p) is False and n in stopped:  # never "stops moving" where the exact answer says otherwise
+        out[n] = out[n].replace("stops moving from", "settles within the tolerance from", 1) + \
+            ", but not at the answer"
     return out
+
+
+def _reached(answers: pd.DataFrame, p: Plan) -> bool | None:
+    """Whether the strongest family level's interval holds the exact answer (None: no `exact`)."""
+    if p.exact is None:
+        return None
+    strongest = answers[answers["level"].isin(p.ladder[:p.family])].iloc[-1]
+    fair = 1.0 / p.players[0]
+    return bool(strongest["edge_lo"] + fair <= p.exact <= strongest["edge_hi"] + fair)
 
 
 def headline(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> str:
     said = verdicts(answers, stopped, p)
-    reached = True
-    if p.exact is not None:
-        strongest = answers[answers["level"].isin(p.ladder[:p.family])].iloc[-1]
-        fair = 1.0 / p.players[0]
-        reached = strongest["edge_lo"] + fair <= p.exact <= strongest["edge_hi"] + fair
-        n = p.players[0]
-        if not reached and n in stopped:    # never "stops moving" where the exact answer says otherwise
-            said[n] = said[n].replace("stops moving from", "settles within the tolerance from", 1) + \
-                ", but not at the answer"
+    reached = _reached(answers, p)
     parts = [f"{n} players: {text}" for n, text in said.items()]
     text = f"Seat 0's edge against strength ({p.ladder[0].split(':')[0]}): " + "; ".join(parts)
     if p.exact is not None:
@@ -449,9 +454,9 @@ def _findings(answers: pd.DataFrame, strength: pd.DataFrame, stopped: dict[int, 
             settled_at = answers[(answers["players"] == n) & (answers["level"] == p.ladder[at + 1])].iloc[0]
             away = family[(family["edge"] - settled_at["edge"]).abs() > p.tolerance]
             lines.append(f"{n} players, the levels above: " + ", ".join(_said(r, "") for _, r in family.iterrows())
-                         + (f"; {len(away)} of them more than {100 * p.tolerance:g} points from where it settled: "
+                         + (f"; {len(away)} of them more than {_pts(p.tolerance)} from where it settled: "
                             f"the stop was premature." if len(away) else
-                            f"; every one within {100 * p.tolerance:g} points of where it settled."))
+                            f"; every one within {_pts(p.tolerance)} of where it settled."))
     if "rating" in strength:                # an answer between players weaker than an anchor says so
         rated = strength.set_index("level")
         for n, at in stopped.items():
