@@ -61,8 +61,7 @@ TWINS = [  # game, players, options, policies by slot (slot 0 searches), decisio
     # a paired test loose enough to leave the heuristic often (z=0.5), and z=0
     ("pig", 2, {"goal": 60}, ["pimc:worlds=40,z=0.5", "pimc:worlds=6,z=0,rollout=random"], 300),
     ("blacksheep", 3, {}, ["pimc:worlds=3", "random", "random"], 60),
-    ("hiboufou", 2, {}, ["pimc:worlds=3,cutoff=20,rollout=random", "greedy"], 60),
-    ("battlesheep", 2, {}, ["pimc:worlds=2,cutoff=6,temp=2", "greedy"], 16),
+    ("hiboufou", 2, {}, ["pimc:worlds=3,cutoff=20,rollout=random", "greedy"], 40),
 ]
 
 
@@ -108,7 +107,7 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
             c = E.chance(s, arr, aux, action, rngs[luck + who if who >= 0 else 0])
             assert c == entry[1 + width]
             E.step(s, arr, aux, action, c)
-    assert searched >= min(20, decisions // 2)
+    assert searched >= 20
 
 
 def pig_exact(goal):
