@@ -439,8 +439,8 @@ def test_ismcts_decisions_do_not_change_when_hidden_cards_are_redealt(players, o
 @pytest.mark.parametrize("players,options", [(2, {}), (4, ALL_OPTIONAL)], ids=["2p-base", "4p-all-optional"])
 def test_pimc_decisions_do_not_change_when_hidden_cards_are_redealt(players, options):
     # every world re-deals from what the seat knows; its actions are the seat's own
-    mix = [("pimc:worlds=3", agent(PIMC, [3, 1, 0, 0]), []), MIX[0],
-           ("pimc:worlds=2,rollout=random,cutoff=10", agent(PIMC, [2, 0, 10, 0]), []), MIX[1]]
+    mix = [("pimc:worlds=3,z=0", agent(PIMC, [3, 1, 0, 0, 0]), []), MIX[0],
+           ("pimc:worlds=2,rollout=random,cutoff=10,z=0", agent(PIMC, [2, 0, 10, 0, 0]), []), MIX[1]]
     total: Counter = Counter()
     for g in range(3):
         checks, mismatches, pooled, _ = play_checked(players, options, seat_mix(players, g, mix), 407, g)

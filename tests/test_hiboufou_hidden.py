@@ -429,12 +429,12 @@ def test_ismcts_decisions_do_not_change_when_hidden_cards_are_redealt(players):
 @pytest.mark.parametrize("players", [2, 3])
 def test_pimc_decisions_do_not_change_when_hidden_cards_are_redealt(players):
     # every world re-deals from what the seat knows; its actions are the seat's own
-    mix = [("pimc:worlds=3", agent(PIMC, [3, 1, 0, 0])), MIX[1],
-           ("pimc:worlds=2,rollout=random,cutoff=10", agent(PIMC, [2, 0, 10, 0])), MIX[0]]
+    mix = [("pimc:worlds=3,z=0", agent(PIMC, [3, 1, 0, 0, 0])), MIX[1],
+           ("pimc:worlds=2,rollout=random,cutoff=10,z=0", agent(PIMC, [2, 0, 10, 0, 0])), MIX[0]]
     by_label: Counter = Counter()
     for g in range(3):
         _, labels, mismatches, _, changed, _ = play_checked(players, {}, None, seat_mix(players, g, mix), 408, g)
         assert not mismatches, f"{len(mismatches)} pimc decisions depend on hidden cards, first: {mismatches[0]}"
         by_label += labels
         assert np.mean(changed) > 0.85
-    assert by_label["pimc:worlds=3"] > 30 and by_label["pimc:worlds=2,rollout=random,cutoff=10"] > 30
+    assert by_label["pimc:worlds=3,z=0"] > 30 and by_label["pimc:worlds=2,rollout=random,cutoff=10,z=0"] > 30
