@@ -129,6 +129,7 @@ def test_the_large_reports_record_their_scale_in_their_files():
     scales = {path.stem: tomllib.loads(path.read_text()).get("scale", 1)
               for path in (REPO / "analyses").glob("*.toml")}
     assert scales["battlesheep-strong-play"] == 10
+    assert scales["battlesheep-strong-play-board"] == 10
     assert scales["pig-converge"] == 10
     assert scales["blacksheep-skill-ladder"] == 25
     assert scales["pig-learned-stop"] == 20
