@@ -186,6 +186,11 @@ def test_the_best_fixed_rule_is_a_set_when_the_rules_cannot_be_told_apart() -> N
     assert best_words(names, [1, 3], members, top, "fixed rule") == \
         "the best fixed rule, threshold:k=6, significantly better than the others,"
     assert best_words(names, [3], [3], 3, "fixed rule") == "the only fixed rule, threshold:k=9,"
+    # the state-dependent side says "found": the best of those tested, not a proven optimum
+    top, members = best_among(wins, [1, 2], 0.95)
+    assert best_words(names, [1, 2], members, top, "state-dependent policy found",
+                      "state-dependent policies found") == \
+        f"of the best state-dependent policies found {{threshold:k=6, threshold:k=7}}, {names[top]}"
 
 
 def test_a_headline_with_one_side_under_every_policy_says_so() -> None:

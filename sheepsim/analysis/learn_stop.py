@@ -8,8 +8,8 @@ threshold equilibrium, write it as REPORTS/<name>/learned-<P>p.json (what
   against `field` in the others (default: the fixed rule), seats rotated, all on the
   same games (common random numbers): win rates with Wilson intervals, the paired
   regret of each against the best, and the regret of the best fixed threshold
-  (`hold`, `threshold` SPECs) against the best state-dependent policy, with its
-  interval;
+  (`hold`, `threshold` SPECs) against the best state-dependent policy found (the best
+  of those tested, not a proven optimum), with its interval;
 - self-play with every seat on the learned table against every seat on the fixed
   rule: the seat advantage and the game length;
 - Pig: the learned boundary beside the exact optimum's (optimal.py) and the first
@@ -186,7 +186,10 @@ def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, nam
         bf, fixed_set = best_among(wins, fixed, p.confidence)
         bd, dependent_set = best_among(wins, dependent, p.confidence)
         d, d_lo, d_hi = regret(wins[bd], wins[[bf]])
-        dependent_words = best_words(names, dependent, dependent_set, bd, "state-dependent policy")
+        # "found": the best of the policies tested, not a proven optimum (none is proved for
+        # Bye-Bye Black Sheep; Pig's `optimal` is, and is named so when it is a candidate)
+        dependent_words = best_words(names, dependent, dependent_set, bd, "state-dependent policy found",
+                                     "state-dependent policies found")
         fixed_words = best_words(names, fixed, fixed_set, bf, "fixed rule")
         lines.append(f"{n} players against {field}: {dependent_words} wins {F.share(wins[bd].mean(), lo[bd], hi[bd])}; "
                      f"{fixed_words} wins {F.share(wins[bf].mean(), lo[bf], hi[bf])}: {names[bf]}'s regret to "
@@ -220,15 +223,17 @@ def _listed(names: list[str], members: list[int]) -> str:
     return names[members[0]] if len(members) == 1 else "{" + ", ".join(names[i] for i in members) + "}"
 
 
-def best_words(names: list[str], rows: list[int], members: list[int], top: int, kind: str) -> str:
+def best_words(names: list[str], rows: list[int], members: list[int], top: int, kind: str,
+               kinds: str = "") -> str:
     """'the best fixed rule, threshold:k=6, significantly better than the others,' or 'of the
     best fixed rules {threshold:k=6, threshold:k=7}, threshold:k=6' when several cannot be
-    told apart (members: best_among's set of the policies `rows`)."""
+    told apart (members: best_among's set of the policies `rows`; `kinds`, the plural,
+    `kind` + 's' if not given)."""
     if len(rows) == 1:
         return f"the only {kind}, {names[top]},"
     if len(members) == 1:
         return f"the best {kind}, {names[top]}, significantly better than the others,"
-    return f"of the best {kind}s {_listed(names, members)}, {names[top]}"
+    return f"of the best {kinds or kind + 's'} {_listed(names, members)}, {names[top]}"
 
 
 def _together(report: Report, p: Plan, n: int, trio: list[str], spec_learned: str, field: str, seed: int,
