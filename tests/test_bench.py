@@ -140,6 +140,9 @@ def test_an_agent_row_times_a_decision_and_plays_equal_time_mcts(tmp_path):
     assert row["win_rate_lo"] <= row["win_rate"] <= row["win_rate_hi"]
     assert any(x.startswith("pig ") and "mcts:iters=64,rollout=greedy" in x and "%" in x
                for x in result.output.splitlines())
+    # the yardstick is named as it played (ismcts in a hidden-information game)
+    assert row["reference"] == "mcts:iters=256"
+    assert f"pig: mcts:iters=256 costs {row['reference_ms_per_decision']:.2f} ms a decision" in result.output
 
 
 def test_warm_start_runs_a_fresh_process():

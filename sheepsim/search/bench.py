@@ -269,7 +269,8 @@ def agent_row(game, spec: str, games: int, threads: int) -> dict[str, Any]:
     row = policy_table(df).set_index("policy").loc[label]
     lo, hi = wilson_interval(int(row["wins"]), int(row["decided"]))
     return {"game": game.name, "agent": label, "ms_per_decision": 1000 * cost, "decisions_per_s": 1 / cost,
-            "reference_ms_per_decision": 1000 * reference_cost, "equal_time": opponent, "games": games,
+            "reference": reference, "reference_ms_per_decision": 1000 * reference_cost, "equal_time": opponent,
+            "games": games,
             "decided": int(row["decided"]), "win_rate": float(row["win_rate"]), "win_rate_lo": float(lo),
             "win_rate_hi": float(hi)}
 
@@ -283,9 +284,9 @@ def agents_table(rows: list[dict[str, Any]]) -> str:
     line = lambda cells: "  ".join(c.ljust(w) if i < 2 or i == 4 else c.rjust(w)  # noqa: E731
                                    for i, (c, w) in enumerate(zip(cells, widths)))
     out = ["", "agents: a decision's cost, and the strength it buys: the win rate of decided 2-player games "
-               "against plain mcts (random rollouts) given the same time a decision, seats rotated:",
+               "against plain mcts or ismcts (random rollouts) given the same time a decision, seats rotated:",
            line(head), line(["-" * w for w in widths])]
     out += [line(b) for b in body]
-    out += [f"{r['game']}: mcts:iters={REFERENCE_ITERS} costs {r['reference_ms_per_decision']:.2f} ms a decision; "
+    out += [f"{r['game']}: {r['reference']} costs {r['reference_ms_per_decision']:.2f} ms a decision; "
             f"{r['equal_time']} costs about what {r['agent']} does" for r in rows]
     return "\n".join(out)
