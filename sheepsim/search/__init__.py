@@ -80,8 +80,9 @@ def register(game: str, title: str, hidden: bool, greedy: str, luck: bool = Fals
                     doc=f"determinized flat Monte Carlo on common random numbers: in each of `worlds` worlds "
                         f"(the cards the seat cannot see re-dealt, one stream of luck) every legal action is played "
                         f"out by the rollout policy (random, or greedy: {greedy}; to the end, or to the cut-off "
-                        f"scored by the game's progress), all on the same deal, draws and rollout stream; plays "
-                        f"the action with the highest win share, ties to {greedy}"
+                        f"scored by the game's progress), all on the same deal, draws and rollout stream; keeps "
+                        f"the choice of {greedy} unless the action with the highest win share beats it surely (its "
+                        f"advantage, paired world by world, above z standard errors)"
                         + ("" if hidden else " (nothing is hidden: one real state, a world is a stream of luck)"))(
         A.decide)
     register_policy(game, "alphabeta", policy_id=A.ALPHABETA, params=AB_PARAMS, integers=("depth", "nodes"),
