@@ -56,6 +56,7 @@ CONFIGS += [("blacksheep", 3, ("threshold:k=7",), {"wolf": "on", "joker": "on"},
             ("blacksheep", 3, ("risk:p=0.3",), {"zoo_limit_basis": "blind_draws", "magpie_entry": "draw_pile_shuffled",
                                                 "magpie_can_break_triplet": "no", "wolf_return": "after_refill"}, None, 500)]
 # turn_optimal's solver (turnsolve.py), its hashes taken before it shared leaves among opponents
+# and before its transposition table
 CONFIGS += [("blacksheep", 3, ("turn_optimal", "threshold:k=7"), {}, None, 150),
             ("blacksheep", 4, ("turn_optimal",), {}, None, 30),
             ("blacksheep", 2, ("turn_optimal:depth=2", "risk"), {}, None, 100)]

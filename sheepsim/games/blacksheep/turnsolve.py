@@ -55,9 +55,18 @@ What it solves and what it does not.
   and alike opponents (hand size, known cards) have equal values, since every choice
   the solver makes is a maximum: each class is solved once. At the horizon an
   animal's draw ends in a stop whose value does not depend on the opponent it came
-  from: it is worked out once for all of them (the same decisions, games bit-identical;
-  measured on one thread on 2026-12-06: 3 players, one turn_optimal against two k = 7,
-  134 to 157 games/s; 4 turn_optimal players 11.2 to 13.5; 2 players unchanged).
+  from: it is worked out once for all of them, in place (a call of the recursion
+  costs numba's reference counts of its arrays). And two orders of the same draws
+  (k1 from o1 then k2 from o2, and the other way round) reach the same beliefs: a
+  transposition table keeps each position's value below the root, keyed by the
+  whole belief array and the depth to go (compared whole: a hash collision cannot
+  mislead it), where the look-ahead goes three draws deep or more. The same
+  decisions, games bit-identical (tests/test_golden.py). Measured on one thread on
+  2026-12-06, each change side by side with the code before it: sharing leaves, 3
+  players (one turn_optimal against two k = 7) 134 to 157 games/s, 4 turn_optimal
+  players 11.2 to 13.5; then the table, 155 to 166 and 13.1 to 16.8, and depth 2 in 3
+  players 4.4 to 8.6; 2 players within 3% of where they were (about 700 games/s
+  against k = 6, 380 self-play).
 * Optional cards (Wolf, White Sheep, Mother Sheep, Joker) are not modelled: the
   policy refuses rules that use them (game.policy_data).
 
@@ -265,12 +274,64 @@ def _same_opponent(s, w, o, q):
     return True
 
 
+# the transposition table (solve): a position's beliefs, w[:T_KEY], and its depth to go
+T_KEY = W_Z
+T_CAP = 4096                # slots, a power of 2; a full table stops storing, never errs
+T_PROBE = 8                 # slots tried from a key's hash before giving up
+
+
+@njit(cache=True, inline="always")
+def _hash(w, depth):
+    """A key's 64-bit FNV-1a hash, never 0 (0 marks an empty slot)."""
+    h = np.uint64(14695981039346656037)
+    for i in range(T_KEY):
+        h = (h ^ np.uint64(w[i] & 0xFFFFFFFF)) * np.uint64(1099511628211)
+    h = (h ^ np.uint64(depth)) * np.uint64(1099511628211)
+    return h | np.uint64(1)
+
+
+@njit(cache=True)
+def _lookup(w, depth, tkeys, thash):
+    """The slot holding this position (thash[slot] != 0), or the empty slot where it
+    would go (thash[slot] == 0), or -1 when the probed slots are all taken by others.
+    Keys are compared whole: a hash collision cannot return another position's value."""
+    h = _hash(w, depth)
+    cap = thash.shape[0]
+    at = np.int64(h & np.uint64(cap - 1))
+    for _ in range(T_PROBE):
+        if thash[at] == 0:
+            return at
+        if thash[at] == h and tkeys[at, T_KEY] == depth:
+            same = True
+            for i in range(T_KEY):
+                if tkeys[at, i] != w[i]:
+                    same = False
+                    break
+            if same:
+                return at
+        at = (at + 1) & (cap - 1)
+    return -1
+
+
+@njit(cache=True)
+def _store(w, depth, tkeys, thash, tvals, slot, value):
+    """Keep the position's value in the slot _lookup found empty for it (a deeper
+    position may have taken that slot meanwhile: then this one is not kept)."""
+    if thash[slot] != 0:
+        return
+    for i in range(T_KEY):
+        tkeys[slot, i] = w[i]
+    tkeys[slot, T_KEY] = depth
+    tvals[slot] = value
+    thash[slot] = _hash(w, depth)
+
+
 # what a position of the look-ahead asks for (best's `mode`)
 AT_DRAW, AT_EAGLE, AT_MAGPIE, AT_MOLE = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def best(s, rules, seat, w, memo, params, depth, mode, source, level):
+def best(s, rules, seat, w, memo, tkeys, thash, tvals, params, depth, mode, source, level):
     """(value, a, b) of the best choice at a decision of the seat's turn with `depth`
     draws to go, one function because numba compiles self-recursion and not recursion
     through several functions:
@@ -285,7 +346,7 @@ def best(s, rules, seat, w, memo, params, depth, mode, source, level):
     # compile another specialisation of the recursion, which it cannot resolve
     at_draw, at_eagle, at_magpie, nobody = np.int64(AT_DRAW), np.int64(AT_EAGLE), np.int64(AT_MAGPIE), np.int64(-1)
     if mode == AT_EAGLE or mode == AT_MAGPIE or mode == AT_MOLE:
-        value = best(s, rules, seat, w, memo, params, depth, at_draw, nobody, level)[0]
+        value = best(s, rules, seat, w, memo, tkeys, thash, tvals, params, depth, at_draw, nobody, level)[0]
         ca, cb = -1, 0
         for o in range(s[H_PLAYERS]):
             if o == seat or (mode == AT_MOLE and o != source):
@@ -297,13 +358,13 @@ def best(s, rules, seat, w, memo, params, depth, mode, source, level):
                     if s[ZOO + o * NK + kind] == 0 or (group >= 3 and rules[R_MAGPIE_BREAK] == 0):
                         continue
                     _push(w, -1, kind, True)
-                    v = best(s, rules, seat, w, memo, params, depth, at_draw, nobody, level)[0]
+                    v = best(s, rules, seat, w, memo, tkeys, thash, tvals, params, depth, at_draw, nobody, level)[0]
                     _pop(w, -1, kind, True)
                 else:
                     if w[W_KN + o * NK + kind] == 0:
                         continue
                     _push(w, o, kind, True)
-                    v = best(s, rules, seat, w, memo, params, depth, at_draw, nobody, level)[0]
+                    v = best(s, rules, seat, w, memo, tkeys, thash, tvals, params, depth, at_draw, nobody, level)[0]
                     _pop(w, o, kind, True)
                 if v > value:
                     value, ca, cb = v, o, (sp if mode == AT_EAGLE else kind)
@@ -314,6 +375,14 @@ def best(s, rules, seat, w, memo, params, depth, mode, source, level):
     if depth <= 0 and may_stop:
         return value, choice, 0
     depth = max(depth, 1)
+    # a position met before by another order of the same draws (k1 from o1 then k2
+    # from o2, or the other way round): its value is the one worked out then (below
+    # the root only: the root's choice is wanted, not only its value)
+    slot = -1
+    if level > 0 and thash.shape[0] > 0:
+        slot = _lookup(w, depth, tkeys, thash)
+        if slot >= 0 and thash[slot] != 0:
+            return tvals[slot], -1, 0
     # a draw onto a table of fewer than 2 cards cannot raise the placement limit yet
     # (N - 2 <= 0), so it does not count toward the horizon: every look-ahead reaches
     # a position where a stop places, however small `depth` is
@@ -371,11 +440,16 @@ def best(s, rules, seat, w, memo, params, depth, mode, source, level):
             if kind == MOLE:
                 v = _mole_value(s, rules, seat, w, params, o)
             elif kind == EAGLE:
-                v = best(s, rules, seat, w, memo, params, below, at_eagle, nobody, level + 1)[0]
+                v = best(s, rules, seat, w, memo, tkeys, thash, tvals, params, below, at_eagle, nobody, level + 1)[0]
             elif kind == MAGPIE:
-                v = best(s, rules, seat, w, memo, params, below, at_magpie, nobody, level + 1)[0]
+                v = best(s, rules, seat, w, memo, tkeys, thash, tvals, params, below, at_magpie, nobody, level + 1)[0]
+            elif below <= 0:
+                # the horizon: a stop after the draw (a draw was made, so the seat may
+                # stop), worked out here rather than by a call of `best`, whose arrays
+                # numba counts references to at every call
+                v = stop_value(s, rules, seat, w, params, _limit(rules, w))
             else:
-                v = best(s, rules, seat, w, memo, params, below, at_draw, nobody, level + 1)[0]
+                v = best(s, rules, seat, w, memo, tkeys, thash, tvals, params, below, at_draw, nobody, level + 1)[0]
             w[W_DRAWS] -= 1
             _pop(w, o, kind, known > 0)
             vals[kind] = v
@@ -384,6 +458,8 @@ def best(s, rules, seat, w, memo, params, depth, mode, source, level):
             total += p * v
         if total > value:           # a tie stops, or keeps the earlier opponent
             value, choice = total, o
+    if slot >= 0:
+        _store(w, depth, tkeys, thash, tvals, slot, value)
     return value, choice, 0
 
 
@@ -434,6 +510,13 @@ def solve(s, rules, seat, params, scratch):
     # per look-ahead level (a draw; the free draws below 2 table cards add two): the
     # signatures, values and leaf values of the kinds a draw may yield
     memo = np.empty((depth + 3, 3, NK), dtype=np.float64)
+    # the transposition table, where the look-ahead goes three draws deep or more (the
+    # first decision of a turn, and depths above 1): only there do two orders of the
+    # same draws meet below the root; elsewhere its allocation would cost for nothing
+    cap = T_CAP if depth + max(0, 2 - w[W_NTABLE]) >= 3 else 0
+    tkeys = np.empty((cap, T_KEY + 1), dtype=np.int32)
+    thash = np.zeros(cap, dtype=np.uint64)
+    tvals = np.empty(cap, dtype=np.float64)
     phase = s[H_PHASE]
     mode = AT_DRAW
     if phase == EAGLE_ASK_PHASE:
@@ -442,7 +525,8 @@ def solve(s, rules, seat, params, scratch):
         mode = AT_MAGPIE
     elif phase == MOLE_PHASE:
         mode = AT_MOLE      # the seat now knows the source's whole hand (KNOWN, engine._resolve)
-    return best(s, rules, seat, w, memo, params, depth, np.int64(mode), np.int64(s[H_SOURCE]), np.int64(0))
+    return best(s, rules, seat, w, memo, tkeys, thash, tvals, params, depth, np.int64(mode), np.int64(s[H_SOURCE]),
+                np.int64(0))
 
 
 @njit(cache=True)
