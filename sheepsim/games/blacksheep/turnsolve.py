@@ -65,7 +65,7 @@ What it solves and what it does not.
   2026-12-06, each change side by side with the code before it: sharing leaves, 3
   players (one turn_optimal against two k = 7) 134 to 157 games/s, 4 turn_optimal
   players 11.2 to 13.5; then the table, 155 to 166 and 13.1 to 16.8, and depth 2 in 3
-  players 4.4 to 8.6; 2 players within 3% of where they were (about 700 games/s
+  players 4.4 to 8.6; 2 players 1 to 3% slower at each step (about 700 games/s
   against k = 6, 380 self-play).
 * Optional cards (Wolf, White Sheep, Mother Sheep, Joker) are not modelled: the
   policy refuses rules that use them (game.policy_data).
@@ -291,11 +291,11 @@ def _hash(w, depth):
 
 
 @njit(cache=True)
-def _lookup(w, depth, tkeys, thash):
-    """The slot holding this position (thash[slot] != 0), or the empty slot where it
-    would go (thash[slot] == 0), or -1 when the probed slots are all taken by others.
-    Keys are compared whole: a hash collision cannot return another position's value."""
-    h = _hash(w, depth)
+def _lookup(w, depth, h, tkeys, thash):
+    """The slot holding this position, of hash h (thash[slot] != 0), or the empty slot
+    where it would go (thash[slot] == 0), or -1 when the probed slots are all taken by
+    others. Keys are compared whole: a hash collision cannot return another position's
+    value."""
     cap = thash.shape[0]
     at = np.int64(h & np.uint64(cap - 1))
     for _ in range(T_PROBE):
@@ -314,7 +314,7 @@ def _lookup(w, depth, tkeys, thash):
 
 
 @njit(cache=True)
-def _store(w, depth, tkeys, thash, tvals, slot, value):
+def _store(w, depth, h, tkeys, thash, tvals, slot, value):
     """Keep the position's value in the slot _lookup found empty for it (a deeper
     position may have taken that slot meanwhile: then this one is not kept)."""
     if thash[slot] != 0:
@@ -323,7 +323,7 @@ def _store(w, depth, tkeys, thash, tvals, slot, value):
         tkeys[slot, i] = w[i]
     tkeys[slot, T_KEY] = depth
     tvals[slot] = value
-    thash[slot] = _hash(w, depth)
+    thash[slot] = h
 
 
 # what a position of the look-ahead asks for (best's `mode`)
@@ -379,8 +379,10 @@ def best(s, rules, seat, w, memo, tkeys, thash, tvals, params, depth, mode, sour
     # from o2, or the other way round): its value is the one worked out then (below
     # the root only: the root's choice is wanted, not only its value)
     slot = -1
+    h = np.uint64(0)
     if level > 0 and thash.shape[0] > 0:
-        slot = _lookup(w, depth, tkeys, thash)
+        h = _hash(w, depth)             # once: the lookup and the store below share it
+        slot = _lookup(w, depth, h, tkeys, thash)
         if slot >= 0 and thash[slot] != 0:
             return tvals[slot], -1, 0
     # a draw onto a table of fewer than 2 cards cannot raise the placement limit yet
@@ -459,7 +461,7 @@ def best(s, rules, seat, w, memo, tkeys, thash, tvals, params, depth, mode, sour
         if total > value:           # a tie stops, or keeps the earlier opponent
             value, choice = total, o
     if slot >= 0:
-        _store(w, depth, tkeys, thash, tvals, slot, value)
+        _store(w, depth, h, tkeys, thash, tvals, slot, value)
     return value, choice, 0
 
 
