@@ -80,6 +80,20 @@ CONFIGS += [("bobbysitter", 4, ("child", "adult"), {"start_tokens": "3,2,2,2", "
             ("pig", 2, ("random",), {}, None, 500),
             ("pig", 2, ("hold:t=20",), {}, None, 1000),
             ("pig", 2, ("hold:t=25", "random"), {"goal": 50}, None, 1000)]
+# the policies the list above lacked (the position evaluation, the learned and exact
+# policies) and a search agent per game, in small runs: their hashes taken before the
+# plug-in contract moved the search wiring out of the games (search/)
+CONFIGS += [("battlesheep", 2, ("territory", "greedy"), {}, None, 100),
+            ("battlesheep", 2, ("mcts:iters=40,rollout=greedy,cutoff=8,temp=1,expand=greedy", "greedy"), {}, None, 12),
+            ("battlesheep", 3, ("mcts:iters=24", "random"), {"board": "random"}, None, 9),
+            ("battlesheep", 2, ("alphabeta:depth=2", "territory"), {}, None, 8),
+            ("blacksheep", 2, ("learned", "threshold:k=6"), {}, None, 400),
+            ("blacksheep", 2, ("ismcts:iters=24,rollout=greedy", "threshold:k=6"), {}, None, 20),
+            ("blacksheep", 3, ("pimc:worlds=16", "risk"), {}, None, 20),
+            ("hiboufou", 2, ("ismcts:iters=24,rollout=greedy", "greedy"), {}, None, 16),
+            ("hiboufou", 3, ("pimc:worlds=8,z=1", "defensive"), {}, None, 12),
+            ("pig", 2, ("optimal", "learned"), {}, None, 1000),
+            ("pig", 2, ("mcts:iters=40", "hold"), {}, None, 60)]
 
 
 def config_id(cfg) -> str:
