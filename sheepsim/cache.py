@@ -1,7 +1,7 @@
 """numba's disk cache, in a folder keyed by the package's sources.
 
 numba checks a cached kernel only against the file that defines it: after an edit to
-engine.py, a kernel cached from play.py that inlines engine code still loads, and
+engine.py, a kernel cached from a file that inlines engine code still loads, and
 runs the old code. So the whole cache lives in a folder named after a hash of every
 .py file of the package (path and contents) and of the numba build: any edit, or
 another numba, gives a new, empty folder, and nothing stale can load. The price is a

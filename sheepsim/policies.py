@@ -61,6 +61,9 @@ class PolicyDef:
     files: dict[str, str] = field(default_factory=dict)
     # values -> what is wrong with them together, or "" (a rule no per-parameter range says)
     check: Callable[[dict[str, float]], str] | None = None
+    # the kernels a built-in runs in: "" the game's own (games/kernels.py), another kind
+    # those registered for it there ("search": the search agents, search/wiring.py)
+    kind: str = ""
 
     @property
     def builtin(self) -> bool:
@@ -159,7 +162,7 @@ def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = 
                     doc: str | None = None, policy_id: int | None = None, integers: tuple[str, ...] = (),
                     choices: dict[str, tuple[str, ...]] | None = None, refuse: str = "",
                     files: dict[str, str] | None = None,
-                    check: Callable[[dict[str, float]], str] | None = None):
+                    check: Callable[[dict[str, float]], str] | None = None, kind: str = ""):
     """Decorator registering an @njit policy for `game` under `name`.
 
     `params` maps each parameter name to (default, help), (default, help, low) or
@@ -168,7 +171,7 @@ def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = 
     that takes one of a few named values (its default the index of one); `files` maps
     each data-file parameter to its help; `check(values)` returns what is wrong with the
     parameter values (by name) beyond their ranges, or "". Leave `policy_id` unset: it is reserved for
-    built-ins compiled into the game's dispatcher.
+    built-ins compiled into the game's dispatcher, or into the kernels of `kind`.
     """
     params, bounds = _split_params(name, dict(params or {}))
     if len(params) > MAX_PARAMS:
@@ -187,7 +190,7 @@ def register_policy(game: str, name: str, params: dict[str, ParamDecl] | None = 
         pid = policy_id if policy_id is not None else max(user_ids, default=USER_ID_BASE - 1) + 1
         text = doc if doc is not None else " ".join((getattr(fn, "__doc__", None) or "").split())
         _REGISTRY[(game, name)] = PolicyDef(game, name, pid, fn, text, params, bounds, frozenset(integers),
-                                            dict(choices or {}), refuse, dict(files or {}), check)
+                                            dict(choices or {}), refuse, dict(files or {}), check, kind)
         return fn
     return decorate
 

@@ -23,13 +23,16 @@ from conftest import run_cli as run
 from sheepsim.games import fast, get_game
 from sheepsim.games import wrappers as W
 from sheepsim.games.battlesheep import engine as E
-from sheepsim.games.battlesheep import play as PL
+from sheepsim.games.battlesheep.play import KERNELS as PL
+from sheepsim.games.kernels import of_kind
 from sheepsim.games.battlesheep import policies as POL
 from sheepsim.policies import MAX_PARAMS, seat_specs
 from sheepsim.rng import streams
 from sheepsim.search import agents as A
 from sheepsim.search import alphabeta as AB
 from sheepsim.search import reference
+
+PS = of_kind(PL, "search")   # the search agents' kernels of Battle Sheep (search/wiring.py)
 
 SEED = 20261205
 
@@ -38,7 +41,7 @@ SEED = 20261205
 def _kernel(s, rules, aux, seat, params, rng, buf, scratch):
     # the game's own search dispatcher, with the argument types the replay kernel passes
     # (an int64 id, play.VIEW's pointers), so its cached compile is the one loaded
-    return PL.choose_search_called(np.int64(A.ALPHABETA), fast.pointer(s), fast.pointer(rules), fast.pointer(aux),
+    return PS.choose_called(np.int64(A.ALPHABETA), fast.pointer(s), fast.pointer(rules), fast.pointer(aux),
                                    seat, params, fast.pointer(rng), buf, scratch)
 
 
@@ -62,7 +65,7 @@ def _positions(players, options, policies, games, seed, phase=None, every=1):
     found = []
     for g in range(games):
         log, _, _, rngs = W.replay(PL, arr, aux, specs, True, seed, g)
-        s = np.zeros(PL.GAME[0], dtype=np.int32)
+        s = np.zeros(PL.GAME.state_size, dtype=np.int32)
         E.start(s, arr, aux, rngs[0])
         for t, entry in enumerate(log):
             who = int(E.actor(s, arr))
@@ -85,17 +88,17 @@ CASES = [  # players, options, the policies that play the games, the search's de
                          ids=[f"{c[0]}p-depth{c[3]}-nodes{c[4]}" for c in CASES])
 def test_the_kernel_chooses_and_draws_as_its_python_twin(players, options, policies, depth, nodes):
     params = _params(depth, nodes)
-    buf = np.zeros((PL.GAME[1], PL.GAME[2]), dtype=np.int32)
+    buf = np.zeros((PL.GAME.max_actions, PL.GAME.action_size), dtype=np.int32)
     positions = _positions(players, options, policies, 2, SEED, every=2)
     flat = 0
     for i, (s, rules, aux, seat) in enumerate(positions):
         rng_kernel, rng_twin = streams(SEED, i, 1)[0], streams(SEED, i, 1)[0]
         kernel = _kernel(s.copy(), rules, aux, np.int64(seat), params, rng_kernel, buf, buf.copy())
-        twin = reference.alphabeta((E, _greedy), PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, s.copy(), rules, aux, seat,
+        twin = reference.alphabeta((E, _greedy), PL.GAME, PS.SEARCH, PS.ROLLOUT_PARAMS, s.copy(), rules, aux, seat,
                                    params, rng_twin)
         assert tuple(int(x) for x in kernel) == twin, f"decision {i}, seat {seat}"
         assert np.array_equal(rng_kernel, rng_twin), f"decision {i}: the streams parted"
-        flat += reference.alphabeta_root(E, PL.GAME, PL.SEARCH, s, rules, aux, seat, params)[4]
+        flat += reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, params)[4]
     assert len(positions) >= 15
     # the rules' build (board=random) leaves no tile to choose; a built board's tiles tie
     # at one ply (no stack stands yet), and the heuristic places them
@@ -106,17 +109,17 @@ def test_the_kernel_chooses_and_draws_as_its_python_twin(players, options, polic
 def test_the_twin_agrees_with_plain_minimax(players, depth):
     positions = _positions(players, {"stack_size": 5, "tiles_per_player": 2}, ["random"] * players, 3,
                            SEED + players, phase=E.PH_MOVE, every=3)
-    buf = np.zeros((PL.GAME[1], PL.GAME[2]), dtype=np.int32)
+    buf = np.zeros((PL.GAME.max_actions, PL.GAME.action_size), dtype=np.int32)
     params = _params(depth)
     compared = 0
     for s, rules, aux, seat in positions[:8]:
-        actions, decided, _, _, flat = reference.alphabeta_root(E, PL.GAME, PL.SEARCH, s, rules, aux, seat, params)
-        one = reference.minimax(E, PL.SEARCH, s, rules, aux, seat, 1, buf)
+        actions, decided, _, _, flat = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, params)
+        one = reference.minimax(E, PS.SEARCH, s, rules, aux, seat, 1, buf)
         # flat: one ply ties every action, and the search stops there (the heuristic plays)
         assert flat == (len(actions) > 1 and max(one.values()) - min(one.values()) <= AB.TIE)
         if len(actions) == 1 or flat:
             continue
-        exact = reference.minimax(E, PL.SEARCH, s, rules, aux, seat, depth, buf)
+        exact = reference.minimax(E, PS.SEARCH, s, rules, aux, seat, depth, buf)
         top = max(exact.values())
         assert max(decided) == pytest.approx(top, abs=1e-9)
         best = {a for a, v in exact.items() if v >= top - AB.TIE}
@@ -131,11 +134,11 @@ def test_a_budget_too_small_for_a_second_ply_decides_as_depth_one():
     positions = _positions(2, {}, ["greedy", "random"], 1, SEED, phase=E.PH_MOVE, every=3)
     compared = 0
     for s, rules, aux, seat in positions:
-        one = reference.alphabeta_root(E, PL.GAME, PL.SEARCH, s, rules, aux, seat, _params(1))
+        one = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(1))
         if len(one[0]) == 1 or one[4]:
             continue                                # a forced move, or a flat root: no second ply
-        capped = reference.alphabeta_root(E, PL.GAME, PL.SEARCH, s, rules, aux, seat, _params(6, 1))
-        two = reference.alphabeta_root(E, PL.GAME, PL.SEARCH, s, rules, aux, seat, _params(2))
+        capped = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(6, 1))
+        two = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(2))
         assert capped[1] == one[1] and capped[3] == one[3] == len(one[0])
         assert two[3] > one[3]                      # a second ply makes more positions
         compared += 1

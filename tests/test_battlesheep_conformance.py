@@ -20,7 +20,7 @@ import pytest
 from sheepsim.games import driver
 from sheepsim.games import wrappers as W
 from sheepsim.games.battlesheep import engine as E
-from sheepsim.games.battlesheep import play as PL
+from sheepsim.games.battlesheep.play import KERNELS as PL
 from sheepsim.games.battlesheep import policies as POL
 from sheepsim.games.battlesheep import rules as RU
 from sheepsim.games.battlesheep.game import initial_state
@@ -81,7 +81,7 @@ def _replay(ra, init, slot_ids, slot_params, seed, g):
     log = np.zeros((MAX_PLIES, E.ACTION_SIZE + 2), dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
     fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
-    n = PL.replay(ra, init, slot_ids, slot_params, seat_slot, streams(77, g, PL.GAME[5]), g, row, log, fault)
+    n = PL.replay(ra, init, slot_ids, slot_params, seat_slot, streams(77, g, PL.GAME.streams), g, row, log, fault)
     assert not fault.any(), f"game {g}: fault {fault}"
     assert 0 < n <= MAX_PLIES
     board_random = int(ra[RU.R_BOARD]) == RU.BOARD_RANDOM

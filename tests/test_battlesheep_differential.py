@@ -33,7 +33,7 @@ from scipy import stats as scipy_stats
 
 from sheepsim.games import driver
 from sheepsim.games.battlesheep import engine as E
-from sheepsim.games.battlesheep import play as PL
+from sheepsim.games.battlesheep.play import KERNELS as PL
 from sheepsim.games.battlesheep import policies as POL
 from sheepsim.games.battlesheep import position as POS
 from sheepsim.games.battlesheep import reference as REF
@@ -66,7 +66,7 @@ def _replay(ra, init, slot_ids, slot_params, seed: int, g: int):
     log = np.zeros((MAX_PLIES, E.ACTION_SIZE + 2), dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
     fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
-    n = PL.replay(ra, init, slot_ids, slot_params, seat_slot, streams(seed, g, PL.GAME[5]), g, row, log, fault)
+    n = PL.replay(ra, init, slot_ids, slot_params, seat_slot, streams(seed, g, PL.GAME.streams), g, row, log, fault)
     assert not fault.any(), f"game {g}: fault {fault}"
     assert 0 < n <= MAX_PLIES
     return seat_slot, log[:n], row
@@ -190,13 +190,13 @@ def test_replay_with_choose_matches_the_kernel_log():
         slot_ids = np.array(ids[:3], dtype=np.int64)
         slot_params = np.array([par] * 3, dtype=np.float64)
         seat_slot, log, row = _replay(ra, init, slot_ids, slot_params, 5, g)
-        rngs = streams(5, g, PL.GAME[5])
+        rngs = streams(5, g, PL.GAME.streams)
         k = init.copy()
         t = 0
         while k[E.H_PHASE] != E.PH_OVER:
             seat = int(k[E.H_TO_MOVE])
             slot = int(seat_slot[seat])
-            action = POL.choose(slot_ids[slot], k, ra, init, seat, slot_params[slot], rngs[PL.POLICY + seat], buf,
+            action = POL.choose(slot_ids[slot], k, ra, init, seat, slot_params[slot], rngs[PL.GAME.policy + seat], buf,
                                 scratch)
             assert int(log[t, 0]) == seat, f"game {g} ply {t}"
             assert [int(x) for x in action] == [int(x) for x in log[t, 1:1 + E.ACTION_SIZE]], f"game {g} ply {t}"

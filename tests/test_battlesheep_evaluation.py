@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from sheepsim.games.battlesheep import engine as E
-from sheepsim.games.battlesheep import play as PL
+from sheepsim.games.battlesheep.play import KERNELS as PL
 from sheepsim.games.battlesheep import policies as POL
 from sheepsim.games.battlesheep import position as POS
 from sheepsim.games.battlesheep import reference as REF
@@ -37,7 +37,7 @@ def _positions(players: int, options: dict, games: int, seed: int):
     buf = np.empty((E.MAX_ACTIONS, 4), dtype=np.int32)
     params = np.array([0.0, 1.0])
     for g in range(games):
-        rngs = streams(seed, g, PL.GAME[5])
+        rngs = streams(seed, g, PL.GAME.streams)
         s = init.copy()
         while True:
             yield rules, ra, s.copy()
@@ -46,7 +46,7 @@ def _positions(players: int, options: dict, games: int, seed: int):
             seat = int(s[E.H_TO_MOVE])
             policy = POLICIES[(seat + g) % 3]
             before = s.copy()
-            action = POL.choose(policy, s, ra, init, seat, params, rngs[PL.POLICY + seat], buf, buf)
+            action = POL.choose(policy, s, ra, init, seat, params, rngs[PL.GAME.policy + seat], buf, buf)
             assert np.array_equal(s, before)        # territory unmakes what it makes
             legal = E.legal_actions(s, ra, buf)
             assert any(tuple(buf[m]) == tuple(int(x) for x in action) for m in range(legal))

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from sheepsim.games.battlesheep import engine as E
-from sheepsim.games.battlesheep import play as PL
+from sheepsim.games.battlesheep.play import KERNELS as PL
 from sheepsim.games.battlesheep import policies as POL
 from sheepsim.games.battlesheep import rules as RU
 from sheepsim.games.battlesheep.game import initial_state
@@ -53,7 +53,7 @@ def _compare_games(players: int, options: dict, seats: str, params: list, games:
     decisions: Counter = Counter()
     drew: Counter = Counter()
     for g in range(games):
-        rngs = streams(seed, g, PL.GAME[5])
+        rngs = streams(seed, g, PL.GAME.streams)
         s = init.copy()
         while s[E.H_PHASE] != E.PH_OVER:
             seat = int(s[E.H_TO_MOVE])
@@ -62,7 +62,7 @@ def _compare_games(players: int, options: dict, seats: str, params: list, games:
                 o, q, r = E.random_tile(s, rngs[0])
                 action = (E.KIND_TILE, o, q, r)
             elif seats == "greedy" or (seat + g) % 2 == 0:
-                rng = rngs[PL.POLICY + seat]
+                rng = rngs[PL.GAME.policy + seat]
                 before, rng_before = s.copy(), rng.copy()
                 rng_ref = rng.copy()
                 action = tuple(int(x) for x in POL.greedy(s, ra, init, seat, vector, rng, buf))
@@ -74,7 +74,7 @@ def _compare_games(players: int, options: dict, seats: str, params: list, games:
                 decisions[PHASES[phase]] += 1
                 drew[PHASES[phase]] += not np.array_equal(rng, rng_before)
             else:
-                action = POL.random_policy(s, ra, init, seat, vector, rngs[PL.POLICY + seat], buf)
+                action = POL.random_policy(s, ra, init, seat, vector, rngs[PL.GAME.policy + seat], buf)
             E.apply(s, ra, *(int(x) for x in action))
     return decisions, drew
 

@@ -18,7 +18,7 @@ import pytest
 from sheepsim.errors import SheepsimError
 from sheepsim.games import driver
 from sheepsim.games.battlesheep import engine as E
-from sheepsim.games.battlesheep import play as PL
+from sheepsim.games.battlesheep.play import KERNELS as PL
 from sheepsim.games.battlesheep import policies as POL
 from sheepsim.games.battlesheep import position as POS
 from sheepsim.games.battlesheep import rules as RU
@@ -504,7 +504,7 @@ def _board_after_play(board, slot_ids, seed, game):
     fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
     slots = np.array([0, 1, 0, 0], dtype=np.int64)
     params = np.array([[0.0, 1.0], [0.0, 1.0]])
-    n = PL.replay(ra, init, np.array(slot_ids, dtype=np.int64), params, slots, streams(seed, game, PL.GAME[5]),
+    n = PL.replay(ra, init, np.array(slot_ids, dtype=np.int64), params, slots, streams(seed, game, PL.GAME.streams),
                   game, row, log, fault)
     assert not fault.any() and 0 < n <= len(log)
     s = init.copy()

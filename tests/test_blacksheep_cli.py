@@ -13,7 +13,7 @@ import pytest
 from sheepsim.games import driver
 from sheepsim.games import wrappers as W
 from sheepsim.games.blacksheep import engine as E
-from sheepsim.games.blacksheep import play as P
+from sheepsim.games.blacksheep.play import KERNELS as P
 from sheepsim.games.blacksheep import policies as POL
 from sheepsim.games.blacksheep import reference as ref
 from sheepsim.games.blacksheep import rules as R
@@ -60,7 +60,7 @@ def test_hand_limit_is_the_refill_limit_not_the_starting_hand(players, limit):
     assert help_text.startswith("refill limit") and "does not change the starting hand" in help_text
     from sheepsim.rng import streams
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, R.to_array(R.make(players, {"hand_limit": limit})), streams(1, 0, P.GAME[5])[0])
+    E.deal(s, R.to_array(R.make(players, {"hand_limit": limit})), streams(1, 0, P.GAME.streams)[0])
     assert list(s[E.SIZE:E.SIZE + players]) == [8 if players == 2 else 7] * players
     assert s[E.H_HAND_LIMIT] == limit
 

@@ -37,7 +37,7 @@ from scipy.stats import chisquare
 from sheepsim.games import driver
 from sheepsim.games import wrappers as W
 from sheepsim.games.blacksheep import engine as E
-from sheepsim.games.blacksheep import play as P
+from sheepsim.games.blacksheep.play import KERNELS as P
 from sheepsim.games.blacksheep import policies as POL
 from sheepsim.games.blacksheep import reference as ref
 from sheepsim.games.blacksheep import rules as R
@@ -49,7 +49,7 @@ from sheepsim.rng import streams
 MP, NK = E.MAX_PLAYERS, E.NK
 ALL_OPTIONAL = {"wolf": "on", "white_sheep": "on", "mother_sheep": "on", "joker": "on"}
 RA, TH, RI = POL.RANDOM, POL.THRESHOLD, POL.RISK
-N_STREAMS = P.GAME[5]
+N_STREAMS = P.GAME.streams
 AUX = np.zeros(1, dtype=np.int32)     # the game's aux: unused (game.initial_state)
 
 
@@ -144,9 +144,9 @@ def play_checked(rules, seat_ids, seat_params, seed, game, seen):
         moves = [tuple(int(x) for x in buf[m]) for m in range(n)]
         assert 1 <= n <= E.MAX_DECISIONS and moves == sorted(set(moves)), f"{where}: legal {moves}"
         code, a, b = (int(x) for x in POL.choose(seat_ids[seat], s, arr, AUX, seat, seat_params[seat],
-                                                rngs[P.POLICY + seat], buf, np.empty_like(buf)))
+                                                rngs[P.GAME.policy + seat], buf, np.empty_like(buf)))
         assert (code, a, b) in moves, f"{where}: {(code, a, b)} not legal"
-        chance = int(E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
+        chance = int(E.sample_chance(s, arr, code, a, b, rngs[P.GAME.luck + seat]))
         if code == DRAW_FROM:
             assert 0 <= chance < NK and hands(s, p)[a, chance] > 0, where
             draws += 1
@@ -354,8 +354,8 @@ def _find(players, options, predicate, seed=3):
             if found:
                 return s, arr, found
             seat = int(s[E.H_ACTOR])    # a Python int, as play_checked passes: one compile of choose
-            code, a, b = POL.choose(TH, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf, np.empty_like(buf))
-            E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
+            code, a, b = POL.choose(TH, s, arr, AUX, seat, params, rngs[P.GAME.policy + seat], buf, np.empty_like(buf))
+            E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.GAME.luck + seat]))
     raise AssertionError("no such decision point")
 
 
@@ -457,7 +457,7 @@ def test_decisions_without_luck_leave_the_luck_stream_alone():
                     assert np.array_equal(luck, _fresh(g))
                     seen.add(code)
             seat = int(s[E.H_ACTOR])    # as above
-            code, a, b = POL.choose(RA, s, arr, AUX, seat, np.zeros(8), rngs[P.POLICY + seat], buf,
+            code, a, b = POL.choose(RA, s, arr, AUX, seat, np.zeros(8), rngs[P.GAME.policy + seat], buf,
                                    np.empty_like(buf))
-            E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
+            E.apply(s, arr, code, a, b, E.sample_chance(s, arr, code, a, b, rngs[P.GAME.luck + seat]))
     assert {STOP, PLACE} <= seen

@@ -14,7 +14,7 @@ import pytest
 
 from sheepsim.games import driver
 from sheepsim.games.blacksheep import engine as E
-from sheepsim.games.blacksheep import play as P
+from sheepsim.games.blacksheep.play import KERNELS as P
 from sheepsim.games.blacksheep import reference as ref
 from sheepsim.games.blacksheep import rules as R
 from sheepsim.games.blacksheep.game import _reference_options
@@ -44,7 +44,7 @@ def replay_both(players, options, policy, seed, game):
     rules = R.make(players, options)
     arr = R.to_array(rules)
     ref_rules = ref.Rules(**_reference_options(rules.as_dict()))
-    rngs = streams(seed, game, P.GAME[5])
+    rngs = streams(seed, game, P.GAME.streams)
     ids = np.full(players, policy, dtype=np.int64)
     params = np.zeros((players, 8))
     params[:, 0] = 3.0 if policy == THRESHOLD else 0.3
@@ -58,7 +58,7 @@ def replay_both(players, options, policy, seed, game):
     assert len(log) == taken
 
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, streams(seed, game, P.GAME[5])[0])
+    E.deal(s, arr, streams(seed, game, P.GAME.streams)[0])
     start = to_dict(s)
     g = ref.new_game(ref_rules, start["hands"], start["pile"])
     assert ref.to_dict(g) == start, "the reference reads the deal differently"

@@ -38,9 +38,10 @@ import numpy as np
 import pytest
 from numba import njit
 
+from sheepsim.games.kernels import of_kind
 from sheepsim.games import driver, fast
 from sheepsim.games.blacksheep import engine as E
-from sheepsim.games.blacksheep import play as P
+from sheepsim.games.blacksheep.play import KERNELS as P
 from sheepsim.games.blacksheep import policies as POL
 from sheepsim.games.blacksheep import reference as ref
 from sheepsim.games.blacksheep import rules as R
@@ -50,8 +51,10 @@ from sheepsim.games.blacksheep.model import (ANIMAL, BLACK, DRAW, DRAW_FROM, EAG
 from sheepsim.rng import streams
 from sheepsim.search.agents import ISMCTS, PIMC
 
+P_SEARCH = of_kind(P, "search")   # the game's search kernels (search/wiring.py)
+
 MP, NK = E.MAX_PLAYERS, E.NK
-N_STREAMS = P.GAME[5]
+N_STREAMS = P.GAME.streams
 AUX = np.zeros(1, dtype=np.int32)     # the game's aux: unused (game.initial_state)
 ALL_OPTIONAL = {"wolf": "on", "white_sheep": "on", "mother_sheep": "on", "joker": "on"}
 
@@ -186,7 +189,7 @@ def play_checked(players, options, seats, seed, game, redeals=2, check_every=1):
     while s[E.H_PHASE] != OVER:
         seat = int(s[E.H_ACTOR])
         label, choose, _ = seats[seat]
-        policy_rng = rngs[P.POLICY + seat]
+        policy_rng = rngs[P.GAME.policy + seat]
         if t % check_every == 0:
             assert_consistent(s, deck, f"game {game} decision {t}")
             moves = legal(s, arr, buf)
@@ -205,7 +208,7 @@ def play_checked(players, options, seats, seed, game, redeals=2, check_every=1):
                 pools.append(pooled)
         code, a, b = (int(x) for x in choose(s, arr, AUX, seat, vectors[seat], policy_rng, buf))
         assert (code, a, b) in legal(s, arr, buf), f"game {game} decision {t}: illegal {(code, a, b)}"
-        chance = int(E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat]))
+        chance = int(E.sample_chance(s, arr, code, a, b, rngs[P.GAME.luck + seat]))
         E.apply(s, arr, code, a, b, chance)
         t += 1
     assert_consistent(s, deck, f"game {game} at the end")
@@ -283,9 +286,9 @@ def test_mole_reveals_the_source_hand_to_the_actor():
         while s[E.H_PHASE] != OVER:
             seat = int(s[E.H_ACTOR])
             before = known(s).copy()
-            code, a, b = POL.choose(POL.THRESHOLD, s, arr, AUX, seat, params, rngs[P.POLICY + seat], buf,
+            code, a, b = POL.choose(POL.THRESHOLD, s, arr, AUX, seat, params, rngs[P.GAME.policy + seat], buf,
                                    np.empty_like(buf))
-            chance = E.sample_chance(s, arr, code, a, b, rngs[P.LUCK + seat])
+            chance = E.sample_chance(s, arr, code, a, b, rngs[P.GAME.luck + seat])
             E.apply(s, arr, code, a, b, chance)
             if s[E.H_PHASE] == MOLE_PHASE:
                 found += 1
@@ -404,7 +407,7 @@ def test_negative_control_reading_the_mole_revealed_hand_is_allowed():
 def _search_kernel(policy_id, s, rules, aux, seat, params, rng, buf):
     # the argument types the replay kernel passes (an int64 id, not a literal constant;
     # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
-    return P.choose_search_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat,
+    return P_SEARCH.choose_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat,
                                   params, fast.pointer(rng), buf, np.empty_like(buf))
 
 

@@ -55,7 +55,8 @@ def step_game(name, players, seed, g, on_state=None):
     game, rules, arr, aux = _setup(name, players)
     spec = seat_specs(name, ["random"], players)[0]
     assert spec.policy.id == POL.RANDOM == 0
-    size, max_actions, width, luck, pol, nstreams = PL.GAME[:6]
+    G = PL.GAME
+    size, max_actions, width, luck, pol, nstreams = G.state_size, G.max_actions, G.action_size, G.luck, G.policy, G.streams
     rngs = streams(seed, g, nstreams)
     s = np.zeros(size, dtype=np.int32)
     buf = np.zeros((max_actions, width), dtype=np.int32)
@@ -78,7 +79,7 @@ def step_game(name, players, seed, g, on_state=None):
         decisions += 1
     row = np.zeros(PL.O_SIZE, dtype=np.int32)
     E.outcome(s, arr, row)
-    row[PL.GAME[6]] = g % players
+    row[PL.GAME.rotation] = g % players
     return s, row, decisions
 
 
@@ -103,7 +104,7 @@ def test_hooks_played_in_python_give_the_kernel_rows_and_keep_the_census(name, p
         s, row, decisions = step_game(name, players, SEED, g, on_state=check)
         assert np.array_equal(E.census(s, arr, aux), start["census"])
         # progress ranks the seats on the game's own scale: a winner is never behind
-        standing = np.zeros(PL.GAME[7])
+        standing = np.zeros(PL.GAME.max_players)
         E.progress(s, arr, standing)
         winner = int(rows[g][E.O_WINNER])
         if winner >= 0:
@@ -116,7 +117,7 @@ def test_hooks_played_in_python_give_the_kernel_rows_and_keep_the_census(name, p
 
 def without_rotation(PL, row):
     """A row without its rotation column, which the chunk kernel writes and replay does not."""
-    return np.delete(row, PL.GAME[6])
+    return np.delete(row, PL.GAME.rotation)
 
 
 def game_replay(name, players, g, specs=None):
@@ -218,7 +219,7 @@ def test_random_policy_is_uniform_over_the_legal_set(name):
     players = get_game(name).players[1]
     game, rules, arr, aux = _setup(name, players)
     params = np.zeros(8)
-    buf = np.zeros(PL.GAME[1:3], dtype=np.int32)
+    buf = np.zeros((PL.GAME.max_actions, PL.GAME.action_size), dtype=np.int32)
     tested = 0
     for s, who in _states(name, players):
         n = E.legal(s, arr, aux, buf)
@@ -264,7 +265,7 @@ def test_a_user_policy_with_the_common_signature_runs_and_an_illegal_one_stops_t
     E, POL, PL = kernel_modules(name)
     monkeypatch.setattr(POLICIES, "_REGISTRY", dict(POLICIES._REGISTRY))
     POLICIES.register_policy(name, "first-legal", params={"cheat": (0.0, "1: return an illegal action", 0, 1)},
-                             doc="the first legal action")(_first_legal_or_cheat(E, PL.GAME[2]))
+                             doc="the first legal action")(_first_legal_or_cheat(E, PL.GAME.action_size))
     players = get_game(name).players[0]
     game, rules, arr, aux = _setup(name, players)
     specs = seat_specs(name, ["first-legal", "random"], players)

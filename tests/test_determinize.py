@@ -32,7 +32,7 @@ from scipy.stats import chisquare
 
 from sheepsim.games import fast
 from sheepsim.games.blacksheep import engine as BE
-from sheepsim.games.blacksheep import play as BP
+from sheepsim.games.blacksheep.play import KERNELS as BP
 from sheepsim.games.blacksheep import policies as BPOL
 from sheepsim.games.blacksheep import reference as BREF
 from sheepsim.games.blacksheep import rules as BR
@@ -40,7 +40,7 @@ from sheepsim.games.blacksheep.game import _reference_options
 from sheepsim.games.blacksheep.model import BLACK, MAGPIE, MOLE_PHASE
 from sheepsim.games.hiboufou import engine as HE
 from sheepsim.games.hiboufou import game as HG
-from sheepsim.games.hiboufou import play as HP
+from sheepsim.games.hiboufou.play import KERNELS as HP
 from sheepsim.games.hiboufou import policies as HPOL
 from sheepsim.games.hiboufou import rules as HR
 from sheepsim.games.hiboufou.model import NSPACES
@@ -193,7 +193,7 @@ class Game:
 
     def step(self, s, arr, aux, action, rngs):
         who = int(self.E.actor(s, arr))
-        c = int(self.E.chance(s, arr, aux, action, rngs[self.PLAY.LUCK + who]))
+        c = int(self.E.chance(s, arr, aux, action, rngs[self.PLAY.GAME.luck + who]))
         self.E.step(s, arr, aux, action, c)
 
 
@@ -241,7 +241,7 @@ def play_out(game, s, arr, aux, rngs, labels, check, what, cap=20000):
     t = 0
     while (who := int(game.E.actor(s, arr))) >= 0:
         _, pid, params = labels[who]
-        action = game.decide(pid, params, s, arr, aux, who, rngs[game.PLAY.POLICY + who], buf)
+        action = game.decide(pid, params, s, arr, aux, who, rngs[game.PLAY.GAME.policy + who], buf)
         assert action in game.legal(s, arr, aux, buf), f"{what}: illegal {action} after {t} decisions"
         game.step(s, arr, aux, action, rngs)
         t += 1
@@ -301,7 +301,7 @@ def check_point(game, s, arr, aux, seat, is_actor, rng, policy_rngs, check, wher
     # (d)
     if play_on:
         labels = [game.policies[(seat + q) % len(game.policies)] for q in range(int(s[0]))]
-        t, row, out = play_out(game, d, arr, aux, streams(99, stats["played on"], game.PLAY.GAME[5]), labels,
+        t, row, out = play_out(game, d, arr, aux, streams(99, stats["played on"], game.PLAY.GAME.streams), labels,
                                check, f"{where}, played on")
         stats["played on"] += 1
         stats["decisions played on"] += t
@@ -313,7 +313,7 @@ def walk(game, players, options, seed, games, every, start=None, play_on_every=7
     arr, aux, check = setup(game, players, options, start)
     stats: Counter = Counter()
     for g in range(games):
-        rngs = streams(seed, g, game.PLAY.GAME[5])
+        rngs = streams(seed, g, game.PLAY.GAME.streams)
         det_rng = streams(seed + 1, g, 1)[0]        # determinize's own stream
         s = np.zeros(game.E.STATE_SIZE, dtype=np.int32)
         game.E.start(s, arr, aux, rngs[0])
@@ -328,13 +328,13 @@ def walk(game, players, options, seed, games, every, start=None, play_on_every=7
                 for seat in (who, other):
                     where = f"{game.name} {players}p {options} game {g} decision {t} seat {seat} (actor {who})"
                     check_point(game, s, arr, aux, seat, seat == who, det_rng,
-                                [rngs[game.PLAY.POLICY + q] for q in range(MP)], check, where, stats,
+                                [rngs[game.PLAY.GAME.policy + q] for q in range(MP)], check, where, stats,
                                 play_on=points % play_on_every == 0)
                     rand_below(det_rng, 2)     # move the stream on
                     stats["points"] += 1
                 points += 1
             _, pid, params = labels[who]
-            action = game.decide(pid, params, s, arr, aux, who, rngs[game.PLAY.POLICY + who], buf)
+            action = game.decide(pid, params, s, arr, aux, who, rngs[game.PLAY.GAME.policy + who], buf)
             game.step(s, arr, aux, action, rngs)
             t += 1
         check(s, f"game {g} at the end")
@@ -430,7 +430,7 @@ def small_blacksheep_position():
     (the rest of it went to seat 0's zoo, so the census is still the full deck)."""
     arr, aux, check = setup(BLACKSHEEP, 3, {})
     s = np.zeros(BE.STATE_SIZE, dtype=np.int32)
-    BE.start(s, arr, aux, streams(5, 0, BP.GAME[5])[0])
+    BE.start(s, arr, aux, streams(5, 0, BP.GAME.streams)[0])
     h, k = b_hands(s), b_known(s)
     for q in (1, 2):
         k[0, q] = h[q]
@@ -472,7 +472,7 @@ def test_hiboufou_redeal_is_uniform_on_a_small_deal(players, n_cards, seat):
     start = {"deck": [[colours[i % 5], colours[(i + 1 + i // 5) % 5]] for i in range(n_cards)]}
     arr, aux, check = setup(HIBOUFOU, players, {}, start)
     s = np.zeros(HE.STATE_SIZE, dtype=np.int32)
-    HE.start(s, arr, aux, streams(8, 0, HP.GAME[5])[0])
+    HE.start(s, arr, aux, streams(8, 0, HP.GAME.streams)[0])
     check(s, "the deal")
     pool, slots = h_pool(s, seat)
     expected = exact_distribution(pool, slots, lambda parts: tuple(tuple(sorted(x)) for x in parts[:-1])
@@ -516,7 +516,7 @@ def test_hooks_on_raw_pointers_match_arrays(game):
     det, prog = ((_b_determinize_pointer, _b_progress_pointer) if game is BLACKSHEEP
                  else (_h_determinize_pointer, _h_progress_pointer))
     arr, aux, check = setup(game, 4, {})
-    rngs = streams(3, 1, game.PLAY.GAME[5])
+    rngs = streams(3, 1, game.PLAY.GAME.streams)
     s = np.zeros(game.E.STATE_SIZE, dtype=np.int32)
     game.E.start(s, arr, aux, rngs[0])
     buf = np.empty((game.E.MAX_DECISIONS, 3), dtype=np.int32)
@@ -535,7 +535,7 @@ def test_hooks_on_raw_pointers_match_arrays(game):
         prog(s, arr, o2)
         assert np.array_equal(o1, o2)
         _, pid, params = game.policies[1]
-        game.step(s, arr, aux, game.decide(pid, params, s, arr, aux, who, rngs[game.PLAY.POLICY + who], buf), rngs)
+        game.step(s, arr, aux, game.decide(pid, params, s, arr, aux, who, rngs[game.PLAY.GAME.policy + who], buf), rngs)
 
 
 # ---------------------------------------------------------------------------
@@ -548,7 +548,7 @@ def test_blacksheep_progress_ranks_as_the_cap_resolution():
     arr, aux, check = setup(BLACKSHEEP, 4, {})
     seen = Counter()
     for g in range(4):
-        rngs = streams(17, g, BP.GAME[5])
+        rngs = streams(17, g, BP.GAME.streams)
         s = np.zeros(BE.STATE_SIZE, dtype=np.int32)
         BE.start(s, arr, aux, rngs[0])
         buf = np.empty((BE.MAX_DECISIONS, 3), dtype=np.int32)
@@ -563,5 +563,5 @@ def test_blacksheep_progress_ranks_as_the_cap_resolution():
             seen["triplets"] += out[:4].max() >= 1
             _, pid, params = BLACKSHEEP.policies[3]
             BLACKSHEEP.step(s, arr, aux, BLACKSHEEP.decide(pid, params, s, arr, aux, who,
-                                                           rngs[BP.POLICY + who], buf), rngs)
+                                                           rngs[BP.GAME.policy + who], buf), rngs)
     assert seen["ties"] > 0 and seen["leader"] > 0 and seen["triplets"] > 0, seen

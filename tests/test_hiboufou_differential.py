@@ -16,7 +16,7 @@ import pytest
 from sheepsim.games import driver
 from sheepsim.games import wrappers as W
 from sheepsim.games.hiboufou import engine as E
-from sheepsim.games.hiboufou import play as P
+from sheepsim.games.hiboufou.play import KERNELS as P
 from sheepsim.games.hiboufou import reference as ref
 from sheepsim.games.hiboufou import rules as R
 from sheepsim.games.hiboufou.model import parse_deck
@@ -79,14 +79,14 @@ def replay_both(players, options, deck, policy, seed, game):
     log = np.full((100_000, E.ACTION_SIZE + 2), -9, dtype=np.int32)
     row = np.zeros(E.O_SIZE, dtype=np.int32)
     fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
-    taken = P.replay(arr, masks, ids, params, slots, streams(seed, game, P.GAME[5]), game, row, log, fault)
+    taken = P.replay(arr, masks, ids, params, slots, streams(seed, game, P.GAME.streams), game, row, log, fault)
     assert not fault.any() and 0 < taken <= len(log)
     log = log[log[:, 0] != -9]
     assert len(log) == taken
     assert (log[:, 4] == -1).all(), "Hiboufou decisions have no chance outcome"
     log = log[:, :4]
 
-    order = E.shuffled_order(len(masks), streams(seed, game, P.GAME[5])[0])
+    order = E.shuffled_order(len(masks), streams(seed, game, P.GAME.streams)[0])
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
     E.setup(s, arr, masks, order)
     g = ref.new_game(ref_rules, [int(c) for c in order])
@@ -166,12 +166,12 @@ def _random_policy_games(players, options, games):
     params = np.zeros(8)
     biggest = 0
     for game in range(games):
-        rngs = streams(5, game, P.GAME[5])
+        rngs = streams(5, game, P.GAME.streams)
         E.deal(s, arr, masks, rngs[0])
         while not s[E.H_OVER]:
             seat = int(s[E.H_ACTOR])
             biggest = max(biggest, int(s[E.SIZE + seat]))
-            rng = rngs[P.POLICY + seat]
+            rng = rngs[P.GAME.policy + seat]
             n = E.legal(s, arr, masks, buf)
             expected = tuple(int(x) for x in buf[rand_below(rng.copy(), n)])
             decision = tuple(int(x) for x in random_policy(s, arr, masks, seat, params, rng, buf))

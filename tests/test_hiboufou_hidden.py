@@ -37,15 +37,18 @@ import numpy as np
 import pytest
 from numba import njit
 
+from sheepsim.games.kernels import of_kind
 from sheepsim.games import driver, fast
 from sheepsim.games.hiboufou import engine as E
 from sheepsim.games.hiboufou import game as GAME
-from sheepsim.games.hiboufou import play as P
+from sheepsim.games.hiboufou.play import KERNELS as P
 from sheepsim.games.hiboufou import policies as POL
 from sheepsim.games.hiboufou import rules as R
 from sheepsim.games.hiboufou.model import DECISION_NAMES, END, NSPACES, PLAY
 from sheepsim.rng import rand_below, streams
 from sheepsim.search.agents import ISMCTS, PIMC
+
+P_SEARCH = of_kind(P, "search")   # the game's search kernels (search/wiring.py)
 
 MP, MC = E.MAX_PLAYERS, E.MC
 
@@ -155,7 +158,7 @@ def play_checked(players, options, start, seats, seed, game, redeals=2):
     mismatches, pool sizes, share of re-deals that changed the hidden cards, state)."""
     arr, deck = setup(players, options, start)
     n_cards = len(deck)
-    rngs = streams(seed, game, P.GAME[5])
+    rngs = streams(seed, game, P.GAME.streams)
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
     buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
     alt_buf = np.empty((E.MAX_DECISIONS, 3), dtype=np.int32)
@@ -170,7 +173,7 @@ def play_checked(players, options, start, seats, seed, game, redeals=2):
     while s[E.H_OVER] == 0:
         seat = int(s[E.H_ACTOR])
         label, choose = seats[seat]
-        policy_rng = rngs[P.POLICY + seat]
+        policy_rng = rngs[P.GAME.policy + seat]
         assert_consistent(s, n_cards, f"game {game} decision {t}")
         moves = legal(s, arr, deck, buf)
         hidden = [hand(s, q).tolist() for q in range(players) if q != seat] + [draw_pile(s).tolist()]
@@ -213,7 +216,7 @@ def replay_row(players, options, start, seats, seed, game):
     params = np.zeros((players, 8))
     row = np.zeros(E.O_SIZE, dtype=np.int32)
     fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
-    P.replay(arr, deck, ids, params, np.arange(MP, dtype=np.int64) % players, streams(seed, game, P.GAME[5]),
+    P.replay(arr, deck, ids, params, np.arange(MP, dtype=np.int64) % players, streams(seed, game, P.GAME.streams),
              game, row, np.empty((0, E.ACTION_SIZE + 2), dtype=np.int32), fault)
     assert not fault.any()
     return row
@@ -395,7 +398,7 @@ def test_negative_control_counting_the_public_cards_is_allowed():
 def _search_kernel(policy_id, s, rules, deck, seat, params, rng, buf):
     # the argument types the replay kernel passes (an int64 id, not a literal constant;
     # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
-    return P.choose_search_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat,
+    return P_SEARCH.choose_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat,
                                   params, fast.pointer(rng), buf, np.empty_like(buf))
 
 

@@ -125,19 +125,19 @@ def test_blacksheep_learned_decides_as_the_table_says_decision_by_decision(playe
     params = np.zeros(8)
     seen, draws = set(), 0
     for g in range(40):
-        rngs = streams(9, g, BBBS.play.GAME[5])
+        rngs = streams(9, g, BBBS.play.GAME.streams)
         BE.deal(s, arr, rngs[0])
         while s[BE.H_PHASE] != OVER:
             seat = int(s[BE.H_ACTOR])
             c = bbbs_cell(s, seat, rules)
             assert BPOL.stop_cell(s, arr, seat) == c
-            code, a, b = BPOL.choose(BPOL.LEARNED, s, arr, aux, seat, params, rngs[BBBS.play.POLICY + seat], buf,
+            code, a, b = BPOL.choose(BPOL.LEARNED, s, arr, aux, seat, params, rngs[BBBS.play.GAME.policy + seat], buf,
                                      np.empty_like(buf))
             if s[BE.H_PHASE] == DRAW:
                 draws += 1
                 assert (code == STOP) == (c >= 0 and s[BE.H_NTABLE] >= table[c])
                 seen.add(c)
-            chance = BE.sample_chance(s, arr, code, a, b, rngs[BBBS.play.LUCK + seat])
+            chance = BE.sample_chance(s, arr, code, a, b, rngs[BBBS.play.GAME.luck + seat])
             BE.apply(s, arr, code, a, b, chance)
     assert draws > 1000 and len(seen) > 20
 

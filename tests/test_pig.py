@@ -22,7 +22,7 @@ from sheepsim.errors import SheepsimError
 from sheepsim.games import driver, get_game
 from sheepsim.games import wrappers as W
 from sheepsim.games.pig import engine as E
-from sheepsim.games.pig import play as PL
+from sheepsim.games.pig.play import KERNELS as PL
 from sheepsim.games.pig import policies as POL
 from sheepsim.games.pig import reference as REF
 from sheepsim.games.pig import rules as RU
@@ -245,10 +245,10 @@ def test_dice_are_tied_to_seats():
                 if action == E.ACT_ROLL:
                     faces[seat].append(int(face))
                 E.apply(s, RU.to_array(rules), int(action), int(face))
-            rngs = streams(9, g, PL.GAME[5])
-            assert PL.LUCK == 1
+            rngs = streams(9, g, PL.GAME.streams)
+            assert PL.GAME.luck == 1
             for seat in (0, 1):
-                stream = rngs[PL.LUCK + seat].copy()
+                stream = rngs[PL.GAME.luck + seat].copy()
                 expected = [1 + int(rand_below(stream, 6)) for _ in faces[seat]]
                 assert faces[seat] == expected
                 seen.setdefault((g, seat), []).append(faces[seat])

@@ -20,7 +20,7 @@ from sheepsim.games import get_game
 from sheepsim.games import wrappers as W
 from sheepsim.games.pig import engine as E
 from sheepsim.games.pig import optimal as O
-from sheepsim.games.pig import play as PL
+from sheepsim.games.pig.play import KERNELS as PL
 from sheepsim.games.pig import policies as POL
 from sheepsim.games.pig import rules as RU
 from sheepsim.policies import seat_specs

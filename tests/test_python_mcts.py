@@ -19,6 +19,7 @@ import random
 import numpy as np
 import pytest
 
+from sheepsim.games.kernels import of_kind
 from sheepsim.games import get_game, kernel_modules
 from sheepsim.games import wrappers as W
 from sheepsim.policies import seat_specs
@@ -35,13 +36,13 @@ def test_the_reference_view_agrees_with_the_kernel_along_whole_games(name, playe
     rules = game.make_rules(players, {})
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(name, ["random"], players)
-    width = PL.GAME[2]
-    lbuf = np.zeros((PL.GAME[1], width), dtype=np.int32)
+    width = PL.GAME.action_size
+    lbuf = np.zeros((PL.GAME.max_actions, width), dtype=np.int32)
     finished = 0
     for g in range(5):
         log, row = W.replay(PL, arr, aux, specs, True, 1, g)[:2]
-        s = np.zeros(PL.GAME[0], dtype=np.int32)
-        E.start(s, arr, aux, streams(1, g, PL.GAME[5])[0])
+        s = np.zeros(PL.GAME.state_size, dtype=np.int32)
+        E.start(s, arr, aux, streams(1, g, PL.GAME.streams)[0])
         for entry in log:
             if entry[0] >= 0:
                 engine, position = game.reference_search(rules, s)
@@ -50,9 +51,9 @@ def test_the_reference_view_agrees_with_the_kernel_along_whole_games(name, playe
             E.step(s, arr, aux, tuple(int(x) for x in entry[1:1 + width]), int(entry[1 + width]))
         engine, position = game.reference_search(rules, s)
         assert engine.actor(position) == -1
-        out = np.zeros(PL.SEARCH[0], dtype=np.int32)
+        out = np.zeros(of_kind(PL, "search").SEARCH[0], dtype=np.int32)
         E.outcome(s, arr, out)
-        mask = int(out[PL.SEARCH[1]])
+        mask = int(out[of_kind(PL, "search").SEARCH[1]])
         # the kernel's rewards (mcts._rewards): the winners share the win; none is a draw
         winners = [q for q in range(players) if mask >> q & 1]
         expected = [1 / len(winners) if q in winners else 0.0 for q in range(players)] if winners else \

@@ -18,15 +18,18 @@ from numba import njit
 
 from conftest import assert_bad
 from conftest import run_cli as run
+from sheepsim.games.kernels import of_kind
 from sheepsim.games import get_game, kernel_modules
 from sheepsim.games import wrappers as W
 from sheepsim.games.driver import NATURE
 from sheepsim.games.pig import engine as PE
-from sheepsim.games.pig import play as PP
+from sheepsim.games.pig.play import KERNELS as PP
 from sheepsim.policies import MAX_PARAMS, seat_specs
 from sheepsim.search import agents as A
 from sheepsim.search import mcts as M
 from sheepsim.search import reference
+
+PP_SEARCH = of_kind(PP, "search")   # the game's search kernels (search/wiring.py)
 
 SEED = 20261202
 
@@ -79,7 +82,8 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
     searched = 0
     for g in (0, 1):
         log, _, slots, rngs = W.replay(PL, arr, aux, specs, True, SEED, g)
-        size, max_actions, width, luck, pol = PL.GAME[:5]
+        G = PL.GAME
+        size, max_actions, width, luck, pol = G.state_size, G.max_actions, G.action_size, G.luck, G.policy
         s = np.zeros(size, dtype=np.int32)
         buf = np.zeros((max_actions, width), dtype=np.int32)
         E.start(s, arr, aux, rngs[0])
@@ -92,11 +96,11 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
                 spec = specs[slots[who]]
                 rng = rngs[pol + who]
                 if spec.policy.id == A.PIMC:
-                    action = reference.pimc(hooks, PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, hasattr(E, "determinize"),
+                    action = reference.pimc(hooks, PL.GAME, of_kind(PL, "search").SEARCH, of_kind(PL, "search").ROLLOUT_PARAMS, hasattr(E, "determinize"),
                                             s.copy(), arr, aux, who, spec.vector(), rng)
                     searched += 1
                 elif spec.policy.id >= A.MCTS:
-                    action = reference.search(hooks, PL.GAME, PL.SEARCH, PL.ROLLOUT_PARAMS, spec.policy.id == A.ISMCTS,
+                    action = reference.search(hooks, PL.GAME, of_kind(PL, "search").SEARCH, of_kind(PL, "search").ROLLOUT_PARAMS, spec.policy.id == A.ISMCTS,
                                               s.copy(), arr, aux, who, spec.vector(), rng)
                     searched += 1
                 else:
@@ -155,7 +159,7 @@ def _pig_search(s, rules, params, rng):
     buf = np.zeros((2, 1), dtype=np.int32)
     # the replay kernel's search, with the argument types it passes (an int32 seat): its
     # cached compile is loaded, where the inlined choose_search would compile anew
-    return PP.choose_search_called(A.MCTS, s, rules, s, np.int32(0), params, rng, buf, buf.copy())
+    return PP_SEARCH.choose_called(A.MCTS, s, rules, s, np.int32(0), params, rng, buf, buf.copy())
 
 
 def test_mcts_plays_the_exact_optimum_of_a_small_pig_game_where_it_matters():

@@ -16,7 +16,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 # the slow compiles first, so that the two processes finish together; a policy names
-# the game's search kernels (play_blocks_search, replay_search), compiled apart
+# the game's search kernels (search/wiring.py), compiled apart
 TASKS = [("blacksheep", None), ("hiboufou", None), ("blacksheep", "ismcts:iters=2"),
          ("hiboufou", "ismcts:iters=2"), ("battlesheep", None), ("battlesheep", "mcts:iters=2"),
          ("bobbysitter", None), ("pig", None), ("pig", "mcts:iters=2")]

@@ -103,22 +103,22 @@ def trajectory(play, rules_arr: np.ndarray, aux: np.ndarray, specs, rotate: bool
     from ..games import wrappers as W
     log, _, _, rngs = W.replay(play, rules_arr, aux, specs, rotate, seed, game)
     players = int(rules_arr[0])
-    width = play.GAME[driver.G_ACTION_SIZE]
-    s = np.zeros(play.GAME[driver.G_STATE_SIZE], dtype=np.int32)
+    width = play.GAME.action_size
+    s = np.zeros(play.GAME.state_size, dtype=np.int32)
     play.R_START(s, rules_arr, aux, rngs[0])
-    prog = np.zeros(play.GAME[driver.G_MAX_PLAYERS])
+    prog = np.zeros(play.GAME.max_players)
     samples, seat = [], -3
     for t, entry in enumerate(log):
         who = int(entry[0])
         assert who == play.R_ACTOR(s, rules_arr), f"the replay left the log at decision {t}"
         if who >= 0:
             if seat < 0 or who < seat:
-                play.E.progress(s, rules_arr, prog)
+                play.PROGRESS(s, rules_arr, prog)
                 samples.append(prog[:players].copy())
             seat = who
         action = tuple(int(x) for x in entry[1:1 + width])
         play.R_STEP(s, rules_arr, aux, action, int(entry[1 + width]))
     assert play.R_ACTOR(s, rules_arr) == -1, "the replayed game did not end with its log"
-    play.E.progress(s, rules_arr, prog)
+    play.PROGRESS(s, rules_arr, prog)
     samples.append(prog[:players].copy())
     return np.array(samples)

@@ -31,8 +31,10 @@ def get_game(name: str) -> GameSpec:
 
 
 def kernel_modules(name: str):
-    """(engine, policies, play) modules of a registered game: the contract's hooks
-    (driver.py) for generic tools and the conformance suite."""
+    """(engine, policies, kernels) modules of a registered game: the contract's hooks
+    (driver.py) and its cached kernels (kernels.py) for generic tools and the
+    conformance suite."""
     import importlib
-    key = get_game(name).name
-    return tuple(importlib.import_module(f"{__name__}.{key}.{part}") for part in ("engine", "policies", "play"))
+    spec = get_game(name)
+    return tuple(importlib.import_module(f"{__name__}.{spec.name}.{part}") for part in ("engine", "policies")) + (
+        spec.play,)

@@ -78,6 +78,7 @@ error naming the policy (wrappers.py). The rules' own turn caps stay in the engi
 """
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -92,9 +93,22 @@ MAX_STEPS = 10_000_000      # decisions in one game before it is a fault, not a 
 FAULT_ILLEGAL, FAULT_NO_LEGAL, FAULT_TOO_LONG = 1, 2, 3
 FAULT_SIZE = 8              # code, game, seat, decision, then up to 4 action values
 BLOCKS = 64                 # a chunk is shared out in at most this many blocks
-# each game's GAME tuple (play.py), by position: what the driver's `game` argument holds
-G_STATE_SIZE, G_MAX_ACTIONS, G_ACTION_SIZE, G_LUCK, G_POLICY, G_STREAMS, G_ROTATION, G_MAX_PLAYERS, G_COWINNERS = \
-    range(9)
+
+
+class Shape(NamedTuple):
+    """A turn game's sizes, streams and result columns: the driver's `game` argument
+    (a named tuple of integers, which numba passes by value and reads by name)."""
+    state_size: int     # the state `s` is int32[state_size]
+    max_actions: int    # the decision buffer is int32[max_actions, action_size]
+    action_size: int    # integers in an action
+    luck: int           # stream of seat q's decision luck: luck + q
+    policy: int         # stream of seat q's policy: policy + q (luck == policy: no decision luck)
+    streams: int        # streams a game uses, stream 0 the game's own chance
+    rotation: int       # the result row's column recording g % players (seat rotation)
+    max_players: int
+    cowinners: int      # the result row's column of the winners' bit mask
+
+
 # a fault row: code, game, seat, decision, then the action from F_ACTION on
 F_CODE, F_GAME, F_SEAT, F_DECISION, F_ACTION = range(5)
 
@@ -158,10 +172,10 @@ def _fault(fault, code, game, seat, t, action):
 def _buffers(game):
     """A block's state, its policies' decision buffer and scratch, and the driver's own
     legal-set buffer."""
-    state = np.empty(game[G_STATE_SIZE], dtype=np.int32)
-    buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
-    scratch = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
-    legal_buf = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+    state = np.empty(game.state_size, dtype=np.int32)
+    buf = np.empty((game.max_actions, game.action_size), dtype=np.int32)
+    scratch = np.empty((game.max_actions, game.action_size), dtype=np.int32)
+    legal_buf = np.empty((game.max_actions, game.action_size), dtype=np.int32)
     return state, (buf, scratch, legal_buf)
 
 
@@ -179,7 +193,7 @@ def play_game(start, actor, legal, nature, chance, step, outcome, progress, choo
     are left in its row. (One tuple for the buffers: CPython passes more than 30
     positional arguments as *args, which numba's inliner refuses.)"""
     buf, scratch, legal_buf = buffers
-    luck_base, policy_base = game[G_LUCK], game[G_POLICY]
+    luck_base, policy_base = game.luck, game.policy
     players = rules_arr[0]
     tally = unmanaged_tally(tally)
     tallying = tally[0]
@@ -253,7 +267,7 @@ def play_game(start, actor, legal, nature, chance, step, outcome, progress, choo
         step(s, rules, aux, action, c)
     outcome(s, rules, row)
     if tallying:
-        TL.end(progress, s, rules, players, row[game[G_COWINNERS]], tally)
+        TL.end(progress, s, rules, players, row[game.cowinners], tally)
     return t
 
 
@@ -325,20 +339,20 @@ def block_games(n, b):
 def play_block(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
                game, rules_arr, aux_arr, slot_ids, slot_params, rotate, seed, first, out, fault, metrics, lo, hi):
     state, buffers = _buffers(game)
-    tally = TL.buffers(metrics.shape[0] > 0, game[G_MAX_PLAYERS])
-    rngs = np.empty((game[G_STREAMS], 4), dtype=np.uint64)         # uint64[4] a stream (rng.py)
-    seat_slot = np.zeros(game[G_MAX_PLAYERS], dtype=np.int64)
+    tally = TL.buffers(metrics.shape[0] > 0, game.max_players)
+    rngs = np.empty((game.streams, 4), dtype=np.uint64)         # uint64[4] a stream (rng.py)
+    seat_slot = np.zeros(game.max_players, dtype=np.int64)
     players = rules_arr[0]
     s, rules, aux = view(state), view(rules_arr), view(aux_arr)
     for i in range(lo, hi):
         g = first + i
-        seed_game(seed, g, players, game[G_LUCK], game[G_POLICY], rngs)
+        seed_game(seed, g, players, game.luck, game.policy, rngs)
         rot = seat_slots(g, players, rotate, seat_slot)
         if play_game(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
                      game, state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs, buffers,
                      g, out[i], None, fault, tally) < 0:
             return
-        out[i, game[G_ROTATION]] = rot
+        out[i, game.rotation] = rot
         if tally[0]:
             # element by element: a slice assignment compiles numba's shape-mismatch
             # error (string formatting), about 1.7 s of every process's first kernel
@@ -356,7 +370,7 @@ def replay(start, actor, legal, nature, chance, step, outcome, progress, choose,
     s, rules, aux = view(state), view(rules_arr), view(aux_arr)
     return play_game(start, actor, legal, nature, chance, step, outcome, progress, choose, user, last_builtin, view,
                      game, state, rules_arr, aux_arr, s, rules, aux, slot_ids, slot_params, seat_slot, rngs,
-                     buffers, g, row, log, fault, TL.buffers(False, game[G_MAX_PLAYERS]))
+                     buffers, g, row, log, fault, TL.buffers(False, game.max_players))
 
 
 _USER_KERNELS = """
@@ -385,23 +399,20 @@ def called(hook):
     return njit(cache=True)(hook.py_func)
 
 
-def user_kernels(play, user, search=False):
+def user_kernels(play, user, kind=None):
     """(block kernel, replay kernel) of `play`'s game with the user-policy dispatcher
-    `user`, and with the search policies if `search` (play.choose_search_called in place
-    of the built-ins' dispatcher): the block kernel takes play.play_blocks' arguments and,
-    like it, runs on Python threads (wrappers.run_blocks); the replay kernel takes
-    play.replay's. They
-    compile once per process: numba's disk cache does not find generated functions.
+    `user`, and with the policies of the kernels `kind` (games/kernels.py: the search
+    agents' choose_called in place of the built-ins' dispatcher) if given: the block
+    kernel takes play.play_blocks' arguments and, like it, runs on Python threads
+    (wrappers.run_blocks); the replay kernel takes play.replay's. They compile once per
+    process: numba's disk cache does not find generated functions.
 
     The hooks are globals of generated source, not closure variables: numba's inliner
     confused the free variables of a closure with the inlined driver's own names."""
     names = ("H_START", "H_ACTOR", "H_LEGAL", "H_NATURE", "H_CHANCE", "H_STEP", "H_OUTCOME", "H_PROGRESS", "H_CHOOSE")
-    hooks = play.HOOKS[:-1] + (play.choose_search_called,) if search else play.HOOKS
+    hooks = play.HOOKS[:-1] + (kind.choose_called,) if kind is not None else play.HOOKS
     namespace = dict(zip(names, (called(hook) for hook in hooks)))
-    if search:
-        from ..search.agents import LAST_ID as last
-    else:
-        last = play.LAST_BUILTIN
+    last = kind.LAST_ID if kind is not None else play.LAST_BUILTIN
     namespace.update(H_USER=user, H_LAST=last, H_VIEW=play.VIEW, H_GAME=play.GAME,
                      play_blocks=play_blocks, replay=replay, __name__=__name__)
     exec(compile(_USER_KERNELS, f"<sheepsim user-policy kernels of {play.__name__}>", "exec"), namespace)

@@ -58,7 +58,7 @@ from numba import njit
 from ..errors import SheepsimError
 from ..fileio import write_atomic
 from ..rng import rand_float, seed_stream
-from .driver import G_LUCK, G_POLICY, G_STATE_SIZE, G_STREAMS, MAX_STEPS, NATURE, _buffers, as_action, block_games, \
+from .driver import MAX_STEPS, NATURE, _buffers, as_action, block_games, \
     BLOCKS, seed_game
 from .fast import popcount
 
@@ -189,9 +189,9 @@ def _advance(actor, nature, chance, step, choose, game, learned, s, rules, aux, 
         action = as_action(nature(s, rules, aux, (rngs[0])))
         c = chance(s, rules, aux, action, (rngs[0]))
     else:
-        action = as_action(choose(learned, s, rules, aux, who, params, (rngs[game[G_POLICY] + who]), bufv,
+        action = as_action(choose(learned, s, rules, aux, who, params, (rngs[game.policy + who]), bufv,
                                   scratch))
-        c = chance(s, rules, aux, action, (rngs[game[G_LUCK] + who]))
+        c = chance(s, rules, aux, action, (rngs[game.luck + who]))
     step(s, rules, aux, action, c)
 
 
@@ -201,8 +201,8 @@ def _branch(actor, nature, chance, step, outcome, choose, act, cell, amount, gam
     """`seat` stops (or goes on) now, then the game is played out: its share. Going on,
     the seat keeps going on while it decides its own turn's stop (its cell >= 0, the
     amount not fallen: the same turn) below `until` (0: once, then the table)."""
-    action = as_action(act(s, rules, seat, (rngs[game[G_POLICY] + seat]), stop))
-    c = chance(s, rules, aux, action, (rngs[game[G_LUCK] + seat]))
+    action = as_action(act(s, rules, seat, (rngs[game.policy + seat]), stop))
+    c = chance(s, rules, aux, action, (rngs[game.luck + seat]))
     step(s, rules, aux, action, c)
     forcing = until > 0
     before = amount(s)
@@ -215,8 +215,8 @@ def _branch(actor, nature, chance, step, outcome, choose, act, cell, amount, gam
             forcing = who == seat and now >= before and now < until and cell(s, rules, who) >= 0
             before = now
         if forcing:
-            action = as_action(act(s, rules, seat, (rngs[game[G_POLICY] + seat]), False))
-            c = chance(s, rules, aux, action, (rngs[game[G_LUCK] + seat]))
+            action = as_action(act(s, rules, seat, (rngs[game.policy + seat]), False))
+            c = chance(s, rules, aux, action, (rngs[game.luck + seat]))
             step(s, rules, aux, action, c)
         else:
             _advance(actor, nature, chance, step, choose, game, learned, s, rules, aux, params, rngs, bufv,
@@ -249,8 +249,8 @@ def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amou
     # plain arrays, not fast.py's views: a view does not keep its array alive, and these
     # are the kernel's own (the probes cost two play-outs each, so the views' saving is small)
     s, (bufv, scratch, _) = _buffers(game)
-    f = np.empty(game[G_STATE_SIZE], dtype=np.int32)
-    streams = game[G_STREAMS]
+    f = np.empty(game.state_size, dtype=np.int32)
+    streams = game.streams
     rngs = np.empty((streams + 1, 4), dtype=np.uint64)      # the game's streams, then the probe stream
     frngs = np.empty((streams, 4), dtype=np.uint64)
     row = np.zeros(o_size, dtype=np.int32)
@@ -259,7 +259,7 @@ def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amou
     rules, aux = rules_arr, aux_arr
     for i in range(lo, hi):
         g = first + i
-        seed_game(seed, g, players, game[G_LUCK], game[G_POLICY], rngs)
+        seed_game(seed, g, players, game.luck, game.policy, rngs)
         seed_stream(seed, g, streams, rngs[streams])
         start(s, rules, aux_arr, rngs[0])
         k = 0
@@ -275,7 +275,7 @@ def _probe_block(start, actor, nature, chance, step, outcome, choose, cell, amou
                     far = reach > 0 and amount(s) >= far_from[c]
                     shares = np.zeros(3)
                     for branch in range(3 if far else 2):
-                        for x in range(game[G_STATE_SIZE]):
+                        for x in range(game.state_size):
                             f[x] = s[x]
                         frngs[:, :] = rngs[:streams, :]
                         shares[branch] = _branch(actor, nature, chance, step, outcome, choose, act, cell, amount, game,

@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import SheepsimError
 from ..policies import PolicyDef, PolicySpec
 from . import driver
+from .kernels import of_kind
 from .tally import M_SIZE
 
 _kernels: dict[tuple, Any] = {}
@@ -90,19 +91,20 @@ def user_policies(specs: list[PolicySpec]) -> bool:
     return any(not p.policy.builtin for p in specs)
 
 
-def search_policies(specs: list[PolicySpec]) -> bool:
-    """Whether a search agent (search/agents.py) plays: it runs in the game's search
-    kernels (play_blocks_search, replay_search), so other runs keep their kernels."""
-    from ..search.agents import FIRST_ID, LAST_ID
-    return any(FIRST_ID <= p.policy.id <= LAST_ID for p in specs)
+def kernel_kind(specs: list[PolicySpec]) -> str:
+    """The kernels a run plays in (PolicyDef.kind): "" the game's own, or the kind of
+    its built-ins of another (a search agent's: "search", search/wiring.py), so runs
+    without one keep the game's kernels."""
+    kinds = sorted({p.policy.kind for p in specs if p.policy.builtin and p.policy.kind})
+    if len(kinds) > 1:
+        raise SheepsimError(f"policies of kernel kinds {' and '.join(kinds)} cannot play in one run")
+    return kinds[0] if kinds else ""
 
 
 def builtin_kernel(play, specs: list[PolicySpec], replay: bool = False):
     """The block kernel (or with `replay` the replay kernel) of a run without user policies."""
-    search = search_policies(specs)
-    if replay:
-        return play.replay_search if search else play.replay
-    return play.play_blocks_search if search else play.play_blocks
+    kernels = of_kind(play, kernel_kind(specs))
+    return kernels.replay if replay else kernels.play_blocks
 
 
 def policy_arrays(specs: list[PolicySpec]) -> tuple[np.ndarray, np.ndarray]:
@@ -126,9 +128,9 @@ def user_kernels(play, specs: list[PolicySpec]):
     (the documented slower start of user policies); games run at full speed."""
     key = _user_key(play, specs)
     if key not in _kernels:
-        search = search_policies(specs)
+        kind = kernel_kind(specs)
         make = getattr(play, "user_kernels", None) or (
-            lambda choose: driver.user_kernels(play, choose, search=search))
+            lambda choose: driver.user_kernels(play, choose, of_kind(play, kind) if kind else None))
         _kernels[key] = make(chooser(play, specs))
     return _kernels[key]
 
@@ -136,7 +138,7 @@ def user_kernels(play, specs: list[PolicySpec]):
 def _user_key(play, specs: list[PolicySpec]) -> tuple:
     # keyed by the functions themselves, not only their ids: an id is reused once a
     # policy is unregistered (a plugin reloaded, a test's registry restored)
-    return (play.__name__, search_policies(specs),
+    return (play.__name__, kernel_kind(specs),
             tuple(sorted({(p.policy.id, p.policy.fn) for p in specs if not p.policy.builtin},
                          key=lambda pair: pair[0])))
 
@@ -168,8 +170,8 @@ def cold_start_note(game, specs: list[PolicySpec]) -> str | None:
     kernel = builtin_kernel(play, specs)
     if kernel.signatures or _on_disk(kernel):
         return None
-    if search_policies(specs):
-        return (f"compiling the search kernels for {game.title}, first run only, about "
+    if kernel_kind(specs):
+        return (f"compiling the {kernel_kind(specs)} kernels for {game.title}, first run only, about "
                 f"{game.compile_seconds + SEARCH_COMPILE_SECONDS} s ({_measured_on()})")
     return f"compiling the kernels for {game.title}, first run only, about {game.compile_seconds} s ({_measured_on()})"
 
@@ -188,7 +190,7 @@ def _measured_on() -> str:
 def raise_fault(play, fault: np.ndarray, specs: list[PolicySpec], players: int, rotate: bool) -> None:
     code, game, seat, decision = (int(x) for x in fault[:driver.F_ACTION])
     label = specs[int(seat_slots(game, players, rotate, players)[seat])].label if 0 <= seat < players else "nature"
-    action = tuple(int(x) for x in fault[driver.F_ACTION:driver.F_ACTION + play.GAME[driver.G_ACTION_SIZE]])
+    action = tuple(int(x) for x in fault[driver.F_ACTION:driver.F_ACTION + play.GAME.action_size])
     where = f"game {game}, seat {seat} ({label}), decision {decision}"
     if code == driver.FAULT_ILLEGAL:
         raise SheepsimError(f"policy {label} returned the illegal action {action} in {where}: "
@@ -207,7 +209,7 @@ def _typing_errors(play, specs: list[PolicySpec]):
         yield
     except TypingError as exc:
         names = ", ".join(sorted({p.policy.name for p in specs if not p.policy.builtin}))
-        width = play.GAME[driver.G_ACTION_SIZE]
+        width = play.GAME.action_size
         shape = getattr(play, "RETURNS", None) or (
             "an integer or a 1-tuple of integers" if width == 1 else f"a tuple of {width} integers")
         first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
@@ -300,12 +302,12 @@ def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec]
     log row t is decision t as (actor, action..., chance)."""
     from ..rng import streams
     players = int(rules_arr[0])
-    slots = seat_slots(game, players, rotate, play.GAME[driver.G_MAX_PLAYERS])
+    slots = seat_slots(game, players, rotate, play.GAME.max_players)
     ids, params = policy_arrays(specs)
     kernel = user_kernels(play, specs)[1] if user_policies(specs) else builtin_kernel(play, specs, replay=True)
     while True:
-        rngs = streams(seed, game, play.GAME[driver.G_STREAMS])
-        log = np.zeros((log_rows, play.GAME[driver.G_ACTION_SIZE] + 2), dtype=np.int32)   # actor, action, chance
+        rngs = streams(seed, game, play.GAME.streams)
+        log = np.zeros((log_rows, play.GAME.action_size + 2), dtype=np.int32)   # actor, action, chance
         row = np.zeros(play.O_SIZE, dtype=np.int32)
         fault = np.zeros(driver.FAULT_SIZE, dtype=np.int64)
         with _typing_errors(play, specs), _user_errors(specs):
@@ -313,7 +315,7 @@ def replay(play, rules_arr: np.ndarray, aux: np.ndarray, specs: list[PolicySpec]
         if fault[driver.F_CODE] != 0:
             raise_fault(play, fault, specs, players, rotate)
         if t <= log_rows:
-            return log[:t], row, slots, streams(seed, game, play.GAME[driver.G_STREAMS])
+            return log[:t], row, slots, streams(seed, game, play.GAME.streams)
         log_rows = int(t)       # a long game: replay it with a log that fits
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..policies import register_policy
 from . import agents as A
 from . import alphabeta as AB
+from . import wiring  # noqa: F401  (registers the kernels of kind "search")
 
 MAX_ITERS = 1_000_000       # the node pool of one decision: 2 x iters + 1 nodes, under 150 MB
 
@@ -61,7 +62,7 @@ AB_PARAMS = {
 def register(game: str, title: str, hidden: bool, greedy: str, luck: bool = False) -> None:
     """Register the search agents for `game`; `greedy` says what rollout=greedy (and
     alphabeta's tie-break) plays; `luck` whether chance meets the game's decisions."""
-    common = dict(params=PARAMS, integers=INTEGERS, choices=CHOICES, check=check)
+    common = dict(params=PARAMS, integers=INTEGERS, choices=CHOICES, check=check, kind="search")
     what = (f"every iteration plays on with the rollout policy (random, or greedy: {greedy}) to the end, or to "
             f"the cut-off scored by the game's progress, max-n "
             f"backups (each seat maximises its own win share), chance outcomes as chance nodes; "
@@ -75,7 +76,7 @@ def register(game: str, title: str, hidden: bool, greedy: str, luck: bool = Fals
                         f"see (determinize), one tree over its information set; {what}",
                     refuse="" if hidden else (f"{title} has no hidden information (no determinize hook): "
                                               f"ismcts is for hidden-information games; use mcts"))(A.decide)
-    register_policy(game, "pimc", policy_id=A.PIMC, params=PIMC_PARAMS, integers=("worlds", "cutoff"),
+    register_policy(game, "pimc", policy_id=A.PIMC, kind="search", params=PIMC_PARAMS, integers=("worlds", "cutoff"),
                     choices={"rollout": CHOICES["rollout"]},
                     doc=f"determinized flat Monte Carlo on common random numbers: in each of `worlds` worlds "
                         f"(the cards the seat cannot see re-dealt, one stream of luck) every legal action is played "
@@ -85,7 +86,7 @@ def register(game: str, title: str, hidden: bool, greedy: str, luck: bool = Fals
                         f"advantage, paired world by world, above z standard errors)"
                         + ("" if hidden else " (nothing is hidden: one real state, a world is a stream of luck)"))(
         A.decide)
-    register_policy(game, "alphabeta", policy_id=A.ALPHABETA, params=AB_PARAMS, integers=("depth", "nodes"),
+    register_policy(game, "alphabeta", policy_id=A.ALPHABETA, kind="search", params=AB_PARAMS, integers=("depth", "nodes"),
                     doc=f"alpha-beta search on the game's position evaluation (its progress hook): iterative "
                         f"deepening to `depth` plies with move ordering, paranoid with 3 or 4 players (every "
                         f"other seat plays against the searcher), ties at the root drawn at random; where one "

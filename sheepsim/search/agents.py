@@ -1,15 +1,15 @@
 """The search agents' ids and their one dispatcher, for every game.
 
-A game's search kernels (its play.py: choose_search, choose_search_called) hand every
+Every game's search kernels (search/wiring.py: choose_search, choose_called) hand every
 policy id from FIRST_ID to LAST_ID to `decide`, with the game's hooks; `decide` runs the
 agent the id names. A new agent is an id here, a branch in `decide` and a registration
-in search/__init__.py: no game's play.py changes.
+in search/__init__.py: no game changes.
 
 * MCTS and ISMCTS: search/mcts.py (one algorithm; ISMCTS determinizes, `hidden`).
 * PIMC: search/pimc.py, determinized flat Monte Carlo on common random numbers, every
   game (one real world where nothing is hidden).
 * ALPHABETA: search/alphabeta.py, for perfect-information games without luck. A game
-  passes it as its `exact` search (play.EXACT); the others pass `no_exact`, so their
+  declares `exact` (its Engine record, games/kernels.py) and gets this search; the others get `no_exact`, so their
   kernels never compile it (the registry refuses alphabeta for them: search/__init__.py).
 """
 

@@ -54,9 +54,8 @@ runs it through search/agents.py, in the search kernels of a game that passes it
 import numpy as np
 from numba import njit
 
-from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_SIZE
 from ..rng import rand_below
-# the game's SEARCH tuple (play.py) as mcts reads it, and mcts's win shares (the same
+# the game's SEARCH tuple (search/wiring.py) as mcts reads it, and mcts's win shares (the same
 # rewards: 1 / winners to each winner)
 from .mcts import S_O_SIZE, _rewards, heuristic
 
@@ -119,7 +118,7 @@ def _subtree(actor, legal, step, outcome, progress, copy_state, view, game, spec
     """The value of the position in states[1] (a root action made), searched `plies`
     deep below it, within (alpha, beta): alpha-beta without recursion, one row of the
     arrays per ply. Returns (value, nodes); value is NaN when the budget ran out."""
-    size = game[G_STATE_SIZE]
+    size = game.state_size
     k = 1
     lo[1] = alpha
     hi[1] = beta
@@ -187,24 +186,24 @@ def search(actor, legal, step, outcome, progress, copy_state, prior, view, game,
     the number of states made. `prior` plays the game's heuristic where the evaluation
     cannot tell actions apart; it and `copy_state`, `view`, `game`, `spec` and
     `rollout_params` as for mcts.search."""
-    width = game[G_ACTION_SIZE]
-    size = game[G_STATE_SIZE]
+    width = game.action_size
+    size = game.state_size
     depth = min(np.int64(params[P_DEPTH]), MAX_DEPTH)
     budget = np.int64(params[P_NODES])
     top = depth + 2
     states = np.empty((top, size), dtype=np.int32)
-    moves = np.empty((top, game[G_MAX_ACTIONS], width), dtype=np.int32)
-    order = np.empty((top, game[G_MAX_ACTIONS]), dtype=np.int64)
+    moves = np.empty((top, game.max_actions, width), dtype=np.int32)
+    order = np.empty((top, game.max_actions), dtype=np.int64)
     count = np.zeros(top, dtype=np.int64)
     nexti = np.zeros(top, dtype=np.int64)
     lo = np.zeros(top)
     hi = np.zeros(top)
     best = np.zeros(top)
     maximise = np.zeros(top, dtype=np.bool_)
-    vals = np.empty(game[G_MAX_ACTIONS])
+    vals = np.empty(game.max_actions)
     orow = np.zeros(spec[S_O_SIZE], dtype=np.int32)
-    prog = np.zeros(game[G_MAX_PLAYERS])
-    share = np.zeros(game[G_MAX_PLAYERS])
+    prog = np.zeros(game.max_players)
+    share = np.zeros(game.max_players)
 
     copy_state(states[0], s, size)
     n = legal(view(states[0]), rules, aux, moves[0])

@@ -33,7 +33,7 @@ from numba import njit
 
 from ..bench import _timed, numba_threads
 from ..games import fast
-from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_STATE_SIZE
+from ..games.kernels import of_kind
 from . import mcts as M
 
 REPEATS = 3
@@ -115,9 +115,9 @@ def _positions(E, PL, arr, aux, g, log) -> list:
     """(seat, state) at every searching decision of the bench's game g, whose replay is
     `log`: the game dealt again from its stream 0 and its logged actions applied."""
     from ..rng import streams
-    s = np.zeros(PL.GAME[0], dtype=np.int32)
-    E.start(s, arr, aux, streams(1, g, PL.GAME[5])[0])
-    width = PL.GAME[2]
+    s = np.zeros(PL.GAME.state_size, dtype=np.int32)
+    E.start(s, arr, aux, streams(1, g, PL.GAME.streams)[0])
+    width = PL.GAME.action_size
     positions = []
     for entry in log:
         if entry[0] >= 0:
@@ -137,20 +137,21 @@ def _playouts(PL):
     aux, stream and decision buffer, a plain scratch array, a row of the rollout
     parameters): reference counting alone made a playout several times slower."""
     _start, actor, _legal, nature, chance, step, _outcome, _progress, choose = PL.HOOKS
-    game, view, random_id, rollout_params = PL.GAME, PL.VIEW, PL.SEARCH[M.S_RANDOM], PL.ROLLOUT_PARAMS
+    S = of_kind(PL, "search")
+    game, view, random_id, rollout_params = PL.GAME, PL.VIEW, S.SEARCH[M.S_RANDOM], S.ROLLOUT_PARAMS
 
     @njit
     def run(states, rules_arr, aux_arr, reps, play, stream):
-        state = np.empty(game[G_STATE_SIZE], dtype=np.int32)
+        state = np.empty(game.state_size, dtype=np.int32)
         sim, rules, aux, rng = view(state), view(rules_arr), view(aux_arr), view(stream)
-        buf_array = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+        buf_array = np.empty((game.max_actions, game.action_size), dtype=np.int32)
         buf = fast.array(buf_array)
-        scratch = np.empty((game[G_MAX_ACTIONS], game[G_ACTION_SIZE]), dtype=np.int32)
+        scratch = np.empty((game.max_actions, game.action_size), dtype=np.int32)
         rparams = rollout_params[M.ROLLOUT_RANDOM]
         done = 0
         for _ in range(reps):
             for i in range(states.shape[0]):
-                for k in range(game[G_STATE_SIZE]):
+                for k in range(game.state_size):
                     state[k] = states[i, k]
                 if play:
                     M.rollout(actor, nature, chance, step, choose, sim, rules, aux, random_id, rparams, 0, rng, buf,

@@ -72,14 +72,14 @@ import numpy as np
 from numba import njit
 
 from ..rng import rand_below
-from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_SIZE, NATURE, as_action
+from ..games.driver import NATURE, as_action
 from ..games.fast import array as unmanaged, popcount
 
 # the parameter vector (policies.PolicySpec.vector), in the registered order
 P_ITERS, P_C, P_ROLLOUT, P_CUTOFF, P_NODES, P_TEMP, P_EXPAND = range(7)
 EXPAND_RANDOM, EXPAND_GREEDY = 0, 1
 ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1
-# each game's SEARCH tuple (play.py), by position
+# each game's SEARCH tuple (search/wiring.py, from its Engine record), by position
 S_O_SIZE, S_O_COWINNERS, S_RANDOM, S_GREEDY = range(4)
 # rows of kept legal lists per node of the pool (perfect information, search below):
 # enough for every decision node of a game with up to 2 x LISTED_ROWS actions a node
@@ -88,7 +88,8 @@ LISTED_ROWS = 32
 
 def rollout_params(random, greedy):
     """The rollout policies' parameter vectors, rows ROLLOUT_RANDOM and ROLLOUT_GREEDY:
-    a game's play.py gives each one's values (its defaults), padded here."""
+    a game's Engine record (games/kernels.py) gives each one's values (its defaults),
+    padded here."""
     from ..policies import MAX_PARAMS
     out = np.zeros((2, MAX_PARAMS))
     out[ROLLOUT_RANDOM, :len(random)] = random
@@ -195,7 +196,7 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     fast.array; `game` and `spec` its GAME and SEARCH tuples; `rollout_params` the
     rollout policies' parameter vectors (row ROLLOUT_RANDOM, ROLLOUT_GREEDY); `hidden`
     whether to determinize."""
-    width = game[G_ACTION_SIZE]
+    width = game.action_size
     players = rules[0]
     iters = np.int64(params[P_ITERS])
     c_explore = params[P_C]
@@ -221,9 +222,9 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     used = 1
     path = np.empty(cap, dtype=np.int32)               # the action nodes of an iteration ...
     path_seat = np.empty(cap, dtype=np.int32)          # ... and who chose each
-    state = np.empty(game[G_STATE_SIZE], dtype=np.int32)
+    state = np.empty(game.state_size, dtype=np.int32)
     sim = view(state)
-    lbuf = np.empty((game[G_MAX_ACTIONS], width), dtype=np.int32)
+    lbuf = np.empty((game.max_actions, width), dtype=np.int32)
     # perfect information: a decision node's state, so its legal list, is the same at
     # every visit; the list is kept from the first (rows of `listed`, while they last)
     # rather than generated again. A cache only: the search's choices do not change.
@@ -231,21 +232,21 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     list_at = np.full(cap, -1, dtype=np.int32)         # decision nodes: the first row of its list
     list_n = np.zeros(cap, dtype=np.int32)             # ... and its length
     listed_used = 0
-    scratch = np.empty((game[G_MAX_ACTIONS], width), dtype=np.int32)
+    scratch = np.empty((game.max_actions, width), dtype=np.int32)
     # the legal lists are read through views without reference counts (games/fast.py):
     # slicing a counted array at every node of every iteration cost Pig's search a
     # few percent in atomic counts; `lbuf` and `listed` stay in use, so stay alive
     lview = unmanaged(lbuf)
     kept = unmanaged(listed)
-    child_at = np.empty(game[G_MAX_ACTIONS], dtype=np.int32)
+    child_at = np.empty(game.max_actions, dtype=np.int32)
     orow = np.zeros(spec[S_O_SIZE], dtype=np.int32)
-    prog = np.zeros(game[G_MAX_PLAYERS], dtype=np.float64)
-    reward = np.zeros(game[G_MAX_PLAYERS], dtype=np.float64)
+    prog = np.zeros(game.max_players, dtype=np.float64)
+    reward = np.zeros(game.max_players, dtype=np.float64)
 
     for _ in range(iters):
         # into `state` itself, not its view `sim`: a use of the array in the loop keeps
         # numba from freeing it (reference counting) while `sim` still points into it
-        copy_state(state, s, game[G_STATE_SIZE])
+        copy_state(state, s, game.state_size)
         if hidden:
             determinize(sim, rules, aux, seat, rng)
         node = 0

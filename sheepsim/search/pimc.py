@@ -46,7 +46,6 @@ tests). Its plain-Python twin is search/reference.py's `pimc`.
 import numpy as np
 from numba import njit
 
-from ..games.driver import G_ACTION_SIZE, G_MAX_ACTIONS, G_MAX_PLAYERS, G_STATE_SIZE
 from ..rng import next_u64, seed_stream
 from . import mcts as M
 
@@ -75,8 +74,8 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     """Search from `s`, `seat` to act; write the chosen action into buf[0] and return
     the number of rollouts played. The hooks, `game`, `spec` and `rollout_params` as
     for mcts.search."""
-    width = game[G_ACTION_SIZE]
-    size = game[G_STATE_SIZE]
+    width = game.action_size
+    size = game.state_size
     players = rules[0]
     worlds = np.int64(params[P_WORLDS])
     which = np.int64(params[P_ROLLOUT])
@@ -92,8 +91,8 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     # mcts.search: the root is only read (by copy_state), `state` stays in use in the
     # loop, so alive, while `sim` points into it
     sim = view(state)
-    rows = np.empty((game[G_MAX_ACTIONS], width), dtype=np.int32)
-    scratch = np.empty((game[G_MAX_ACTIONS], width), dtype=np.int32)     # the policies' own, as mcts's
+    rows = np.empty((game.max_actions, width), dtype=np.int32)
+    scratch = np.empty((game.max_actions, width), dtype=np.int32)     # the policies' own, as mcts's
     copy_state(state, s, size)
     # the seat's legal actions: what it may see of its own hand, the same in every world
     n = legal(sim, rules, aux, rows)
@@ -120,8 +119,8 @@ def search(actor, legal, nature, chance, step, outcome, progress, determinize, c
     gain = np.zeros(n)                      # its advantage over the heuristic's choice, summed ...
     gain2 = np.zeros(n)                     # ... and squared, world by world
     orow = np.zeros(spec[M.S_O_SIZE], dtype=np.int32)
-    prog = np.zeros(game[G_MAX_PLAYERS], dtype=np.float64)
-    reward = np.zeros(game[G_MAX_PLAYERS], dtype=np.float64)
+    prog = np.zeros(game.max_players, dtype=np.float64)
+    reward = np.zeros(game.max_players, dtype=np.float64)
     for w in range(worlds):
         copy_state(state, s, size)
         if hidden:

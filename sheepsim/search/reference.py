@@ -36,7 +36,7 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
     """The action mcts.search chooses (a tuple), with `hooks` the engine module and the
     game's built-in dispatcher: (engine, choose); rng is advanced as the kernel's is."""
     E, choose = hooks
-    width = game[2]
+    width = game.action_size
     players = int(rules[0])
     iters = int(params[M.P_ITERS])
     c_explore = float(params[M.P_C])
@@ -49,7 +49,7 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
         cap = max(3, min(cap, int(params[M.P_NODES])))
     root: list[_Action] = []       # a decision node: its action nodes, newest first
     used = 1
-    lbuf = np.zeros((game[1], width), dtype=np.int32)
+    lbuf = np.zeros((game.max_actions, width), dtype=np.int32)
     buf = np.zeros_like(lbuf)
     scratch = np.zeros_like(lbuf)
     determinize = getattr(E, "determinize", None)
@@ -162,7 +162,7 @@ def pimc(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, params,
     world's own stream; the best action replaces the heuristic's only when the paired
     test is sure. rng advanced as the kernel's is."""
     E, choose = hooks
-    buf = np.zeros((game[1], game[2]), dtype=np.int32)
+    buf = np.zeros((game.max_actions, game.action_size), dtype=np.int32)
     scratch = np.zeros_like(buf)
     n = E.legal(s.copy(), rules, aux, buf)
     actions = [tuple(int(x) for x in buf[i]) for i in range(n)]
@@ -231,7 +231,7 @@ def alphabeta(hooks, game, spec, rollout_params, s, rules, aux, seat, params, rn
     top = max(decided)
     tied = [m for m in root if decided[m] >= top - AB.TIE]
     if flat:
-        buf = np.zeros((game[1], game[2]), dtype=np.int32)
+        buf = np.zeros((game.max_actions, game.action_size), dtype=np.int32)
         action = choose(spec[M.S_GREEDY], s.copy(), rules, aux, seat, rollout_params[1], rng, buf, buf.copy())
         return tuple(int(x) for x in np.atleast_1d(action))
     return root_actions[tied[rand_below(rng, len(tied)) if len(tied) > 1 else 0]]
@@ -244,7 +244,7 @@ def alphabeta_root(E, game, spec, s, rules, aux, seat, params):
     alpha-beta)."""
     depth = min(int(params[AB.P_DEPTH]), AB.MAX_DEPTH)
     budget = int(params[AB.P_NODES])
-    buf = np.zeros((game[1], game[2]), dtype=np.int32)
+    buf = np.zeros((game.max_actions, game.action_size), dtype=np.int32)
     nodes = 0
 
     def legal(state):

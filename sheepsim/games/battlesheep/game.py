@@ -77,7 +77,7 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
 
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
                metrics: np.ndarray | None = None) -> np.ndarray:
-    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n, metrics)
+    return W.play_chunk(P.KERNELS, rules_arr, init, specs, rotate, seed, first, n, metrics)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
@@ -151,6 +151,6 @@ GAME = GameSpec(
     reference_bench=reference_bench, reference_search=reference_search, policy_help=POLICY_HELP,
     bench_workload="uniform random policy, complete games (building, placement, moves)",
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
-    play=P, compile_seconds=45, end_conditions=END_CONDITIONS, end_condition=end_condition,
+    play=P.KERNELS, compile_seconds=45, end_conditions=END_CONDITIONS, end_condition=end_condition,
     skill_policies=("greedy", "random"),
 )

@@ -1,97 +1,33 @@
-"""Battle Sheep's cached entry points to the shared driver (games/driver.py).
+"""Battle Sheep's engine as the driver plays it (games/kernels.py writes its kernels).
 
 Streams of game g (rng.py): stream 0 is the board (option board=random, the engine's
 `nature`); POLICY + s = 1 + s is seat s's policy (Battle Sheep has no other luck:
 LUCK = POLICY). Streams are tied to seats, not to policies, so rotating policies
-over seats keeps common random numbers aligned (ANALYSIS-GUIDE 2). `aux` is the start
-state (game.initial_state).
+over seats keeps common random numbers aligned. `aux` is the start state
+(game.initial_state).
 """
 
-from numba import njit
+import sys
 
-from ...search import agents, alphabeta, mcts
-from .. import driver, fast
+from .. import fast
+from ..driver import Shape
+from ..kernels import Engine, load
 from . import engine as E
 from . import policies as P
 
+TITLE = "Battle Sheep"
 POLICY = LUCK = 1
-GAME = (E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
-        E.MAX_PLAYERS, E.O_COWINNERS)
-# what driver.user_kernels builds the user-policy kernels from
-HOOKS = (E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose)
-VIEW = fast.pointer
-LAST_BUILTIN = P.LAST_BUILTIN
-O_SIZE = E.O_SIZE
 
+ENGINE = Engine(
+    E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
+    no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.pointer,
+    shape=Shape(E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
+                E.MAX_PLAYERS, E.O_COWINNERS),
+    o_size=E.O_SIZE,
+    # the search's rollouts: random, and "greedy" = the greedy policy at its defaults
+    # (epsilon 0, opponent 1); perfect information without luck: alpha-beta plays
+    rollout_random=P.RANDOM, rollout_greedy=P.GREEDY, rollout_params=((), (0.0, 1.0)), exact=True,
+)
 
-@njit(cache=True, nogil=True)
-def play_blocks(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo, b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
-                       P.no_user_policies, P.LAST_BUILTIN, VIEW, GAME, rules, aux, slot_ids, slot_params, rotate,
-                       seed, first, out, faults, metrics, b_lo, b_hi)
-
-
-# replay (trace, tests) calls the hooks rather than inlining them (driver.called): it
-# compiles in seconds and shares the compiled hooks with the user-policy kernels
-R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE = map(driver.called, HOOKS)
-
-
-@njit(cache=True)
-def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE,
-                         P.no_user_policies, P.LAST_BUILTIN, VIEW, GAME, rules, aux, slot_ids, slot_params,
-                         seat_slot, rngs, g, row, log, fault)
-
-
-# --- the search agents (search/agents.py), in kernels of their own: runs without one
-# keep the kernels above, unchanged. The outcome row's size and winners column, and
-# the rollout policies: random, and "greedy" = the greedy policy at its defaults (epsilon 0, opponent 1).
-SEARCH = (E.O_SIZE, E.O_COWINNERS, P.RANDOM, P.GREEDY)
-ROLLOUT_PARAMS = mcts.rollout_params((), (0.0, 1.0))
-# perfect information without luck: alpha-beta plays (search/alphabeta.py)
-EXACT = alphabeta.search
-
-
-@njit(cache=True, nogil=True)
-def search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """Every search agent (search/agents.py) on this game, its hooks and rollout
-    policies inlined, in a kernel of its own: the chunk, replay and user-policy
-    kernels all call it, so the search compiles once per game (inlined into each of
-    them it compiled again in each, and the search kernels took twice as long to warm)."""
-    agents.decide(policy_id, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress,
-                  mcts.no_determinize, mcts.copy_whole, P.choose, R_CHOOSE, VIEW, GAME, SEARCH, ROLLOUT_PARAMS,
-                  False, EXACT, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-@njit(cache=True, inline="always")
-def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-ins' dispatcher, with the search policies."""
-    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-        return buf[0, 0], buf[0, 1], buf[0, 2], buf[0, 3]
-    return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-@njit(cache=True)
-def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """choose_search calling the other built-ins rather than inlining them
-    (driver.called): the replay and user-policy kernels' dispatcher, compiled in seconds."""
-    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-        return buf[0, 0], buf[0, 1], buf[0, 2], buf[0, 3]
-    return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-@njit(cache=True, nogil=True)
-def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo,
-                       b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, choose_search,
-                       P.no_user_policies, agents.LAST_ID, VIEW, GAME, rules, aux, slot_ids, slot_params, rotate,
-                       seed, first, out, faults, metrics, b_lo, b_hi)
-
-
-@njit(cache=True)
-def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS,
-                         choose_search_called, P.no_user_policies, agents.LAST_ID, VIEW, GAME, rules, aux, slot_ids,
-                         slot_params, seat_slot, rngs, g, row, log, fault)
+# the cached kernels, written from ENGINE by the one template of every turn game
+KERNELS = load(sys.modules[__name__])

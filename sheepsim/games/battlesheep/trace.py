@@ -26,7 +26,7 @@ from .render import render_board
 def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     """Play game `game` exactly as the runner does, keeping its action log."""
     arr = R.to_array(rules)
-    log, row, slots, _ = W.replay(P, arr, init, specs, rotate, seed, game)
+    log, row, slots, _ = W.replay(P.KERNELS, arr, init, specs, rotate, seed, game)
     return arr, slots, log[:, 1:5], row
 
 

@@ -54,10 +54,10 @@ def decided_by_black_sheep(play, rules_arr: np.ndarray, aux: np.ndarray, specs, 
     from .. import driver
     from .. import wrappers as W
     out = np.zeros(len(games), dtype=np.int8)
-    width = play.GAME[driver.G_ACTION_SIZE]
+    width = play.GAME.action_size
     for i, g in enumerate(games):
         log, _, _, rngs = W.replay(play, rules_arr, aux, specs, rotate, seed, int(g))
-        s = np.zeros(play.GAME[driver.G_STATE_SIZE], dtype=np.int32)
+        s = np.zeros(play.GAME.state_size, dtype=np.int32)
         play.R_START(s, rules_arr, aux, rngs[0])
         denied = set()
         for entry in log:

@@ -133,7 +133,7 @@ def check_aux(aux, rules_arr, specs: list[PolicySpec]) -> None:
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
                metrics: np.ndarray | None = None) -> np.ndarray:
     check_aux(init, rules_arr, specs)
-    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n, metrics)
+    return W.play_chunk(P.KERNELS, rules_arr, init, specs, rotate, seed, first, n, metrics)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
@@ -232,7 +232,7 @@ GAME = GameSpec(
     bench_more=(("learned", "the shipped 3-player stop table (learned), complete games"),
                 ("turn_optimal", "the within-turn solver at depth 1, complete games")),
     decisions_column=E.O_DECISIONS,
-    play=P, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
+    play=P.KERNELS, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("threshold:k=7", "random"),
 )

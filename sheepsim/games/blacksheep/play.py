@@ -1,106 +1,36 @@
-"""Bye-Bye Black Sheep's cached entry points to the shared driver (games/driver.py).
+"""Bye-Bye Black Sheep's engine as the driver plays it (games/kernels.py writes its kernels).
 
 Streams of game g: stream 0 deals the cards; LUCK + s = 1 + s is the luck of seat
 s's decisions (which card its blind draws yield, where a Magpie it lets in lands);
 POLICY + s = 1 + MAX_PLAYERS + s is seat s's policy. Luck is tied to seats, not to
 policies, so rotating policies or changing a threshold keeps the deal identical and
-the draws aligned for as long as decisions agree (ANALYSIS-GUIDE rules 2 and 3).
+the draws aligned for as long as decisions agree (common random numbers).
 """
 
-from numba import njit
+import sys
 
-from ...search import agents, mcts
-from .. import driver, fast, stoptable
+from .. import fast
+from ..driver import Shape
+from ..kernels import Engine, load
 from . import engine as E
 from . import policies as P
 
+TITLE = "Bye-Bye Black Sheep"
 LUCK = 1
 POLICY = LUCK + E.MAX_PLAYERS
-GAME = (E.STATE_SIZE, E.MAX_DECISIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
-        E.MAX_PLAYERS, E.O_COWINNERS)
-# what driver.user_kernels builds the user-policy kernels from
-HOOKS = (E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose)
-VIEW = fast.pointer
-LAST_BUILTIN = P.LAST_BUILTIN
-O_SIZE = E.O_SIZE
 
+ENGINE = Engine(
+    E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
+    no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.pointer,
+    shape=Shape(E.STATE_SIZE, E.MAX_DECISIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
+                E.MAX_PLAYERS, E.O_COWINNERS),
+    o_size=E.O_SIZE,
+    # the search's rollouts: random, and "greedy" = the risk policy at its defaults
+    # (p 0.25, w 0); hidden cards, re-dealt by determinize
+    rollout_random=P.RANDOM, rollout_greedy=P.RISK, rollout_params=((), (0.25, 0.0)), choose_rollout=P.choose_rollout,
+    determinize=E.determinize,
+    stop=(P.stop_cell, P.stop_amount, P.stop_act, P.LEARNED),
+)
 
-@njit(cache=True, nogil=True)
-def play_blocks(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo, b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
-                       P.no_user_policies, P.LAST_BUILTIN, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
-                       rotate, seed, first, out, faults, metrics, b_lo, b_hi)
-
-
-# replay (trace, tests) calls the hooks rather than inlining them (driver.called): it
-# compiles in seconds and shares the compiled hooks with the user-policy kernels
-R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE = map(driver.called, HOOKS)
-
-
-@njit(cache=True)
-def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE,
-                         P.no_user_policies, P.LAST_BUILTIN, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
-                         seat_slot, rngs, g, row, log, fault)
-
-
-# the `learned` policy's probes (games/stoptable.py), self-play on the stop table in aux
-@njit(cache=True, nogil=True)
-def probe_blocks(rules, aux, seed, first, rate, near, per_game, counts, out, visits, far_from, reach, b_lo, b_hi):
-    stoptable.probe_blocks(R_START, R_ACTOR, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE, P.stop_cell,
-                           P.stop_amount, P.stop_act, GAME, E.O_COWINNERS, E.O_SIZE, P.LEARNED, rules, aux,
-                           seed, first, rate, near, per_game, counts, out, visits, far_from, reach, b_lo,
-                           b_hi)
-
-
-# --- the search agents (search/agents.py), in kernels of their own: runs without one
-# keep the kernels above, unchanged. The outcome row's size and winners column, and
-# the rollout policies: random, and "greedy" = the risk policy at its defaults (p 0.25, w 0).
-SEARCH = (E.O_SIZE, E.O_COWINNERS, P.RANDOM, P.RISK)
-ROLLOUT_PARAMS = mcts.rollout_params((), (0.25, 0.0))
-# hidden cards: no alpha-beta (search/agents.py)
-EXACT = agents.no_exact
-
-
-@njit(cache=True, nogil=True)
-def search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """Every search agent (search/agents.py) on this game, its hooks and rollout
-    policies inlined, in a kernel of its own: the chunk, replay and user-policy
-    kernels all call it, so the search compiles once per game (inlined into each of
-    them it compiled again in each, and the search kernels took twice as long to warm)."""
-    agents.decide(policy_id, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, E.determinize,
-                  mcts.copy_whole, P.choose_rollout, R_CHOOSE, fast.pointer, GAME, SEARCH, ROLLOUT_PARAMS, True,
-                  EXACT, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-@njit(cache=True, inline="always")
-def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-ins' dispatcher, with the search policies. The search's rollouts inline
-    only the rollout policies (P.choose_rollout), and the other seats' built-ins are
-    called (R_CHOOSE) rather than inlined a second time: the kernel compiles in about
-    half the time (41 s against 66 s for Bye-Bye Black Sheep, 44 s against 74 s for
-    Hiboufou, measured), with the same results and speed."""
-    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-        return buf[0, 0], buf[0, 1], buf[0, 2]
-    return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-# the replay and user-policy kernels' dispatcher: choose_search itself (it already calls
-# every built-in, R_CHOOSE, and the search), called rather than inlined
-choose_search_called = driver.called(choose_search)
-
-
-@njit(cache=True, nogil=True)
-def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo,
-                       b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, choose_search,
-                       P.no_user_policies, agents.LAST_ID, fast.pointer, GAME, rules, aux, slot_ids, slot_params,
-                       rotate, seed, first, out, faults, metrics, b_lo, b_hi)
-
-
-@njit(cache=True)
-def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS,
-                         choose_search_called, P.no_user_policies, agents.LAST_ID, fast.pointer, GAME, rules, aux,
-                         slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)
+# the cached kernels, written from ENGINE by the one template of every turn game
+KERNELS = load(sys.modules[__name__])

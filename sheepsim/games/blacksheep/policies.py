@@ -320,7 +320,7 @@ def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
 
 @njit(cache=True, inline="always")
 def choose_rollout(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """`choose` cut to the search's rollout policies, risk and random (play.SEARCH). The
+    """`choose` cut to the search's rollout policies, risk and random (its Engine record's rollout_random and rollout_greedy). The
     search inlines its rollout's dispatcher; with every built-in in it (turn_optimal's
     solver among them) the search kernel took 66 s to compile, against 41 s."""
     if policy_id == RISK:
@@ -330,6 +330,6 @@ def choose_rollout(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
 
 @njit(cache=True)
 def no_user_policies(policy_id, s, rules, aux, seat, params, rng, buf):
-    """The `choose_fn` of play.py's kernels for built-in policies: play_game calls the
+    """The user-policy dispatcher of the built-in kernels (games/kernels.py): play_game calls the
     built-ins itself, so this is never called, and `choose` is not compiled twice."""
     return 0, 0, 0

@@ -30,7 +30,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool):
     """(rules array, streams, seat slots, log, row) of game `game` as the runner plays
     it; log rows are (actor, code, a, b, chance)."""
     arr = R.to_array(rules)
-    log, row, slots, rngs = W.replay(P, arr, np.zeros(1, dtype=np.int32), specs, rotate, seed, game)
+    log, row, slots, rngs = W.replay(P.KERNELS, arr, np.zeros(1, dtype=np.int32), specs, rotate, seed, game)
     return arr, rngs, slots, log, row
 
 
@@ -68,7 +68,7 @@ def _states(arr, seed: int, game: int, log) -> list[dict[str, Any]]:
     """The deal, then the state after every logged decision: the kernel's own deal
     (stream 0) and step with the logged chance outcomes."""
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, streams(seed, game, P.GAME[driver.G_STREAMS])[0])
+    E.deal(s, arr, streams(seed, game, P.ENGINE.shape.streams)[0])
     states = [to_dict(s)]
     for _, code, a, b, chance in log:
         E.apply(s, arr, int(code), int(a), int(b), int(chance))

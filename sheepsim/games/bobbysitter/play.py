@@ -33,7 +33,7 @@ LOG_COLS = 3 + MAX_PLAYERS      # flipper, card, reshuffles so far, grab of ever
 USER_ARGS = ("cls", "sheep", "is_flipper", "params", "rng", "rules")
 ACTION_SIZE = 2                 # a reaction: (counter grabbed, reaction time)
 RETURNS = "(counter grabbed: NONE, GRAB_SHEEP or GRAB_BOBBY; reaction time in ms, >= 0)"
-GAME = (STATE_SIZE, 1, ACTION_SIZE, LUCK, POLICY, N_STREAMS, O_ROTATION, MAX_PLAYERS, O_COWINNERS)
+GAME = driver.Shape(STATE_SIZE, 1, ACTION_SIZE, LUCK, POLICY, N_STREAMS, O_ROTATION, MAX_PLAYERS, O_COWINNERS)
 
 
 @njit(cache=True)

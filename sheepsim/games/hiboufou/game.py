@@ -84,7 +84,7 @@ def initial_state(rules, start: dict | None = None) -> np.ndarray:
 
 def play_chunk(rules_arr, deck, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
                metrics: np.ndarray | None = None) -> np.ndarray:
-    return W.play_chunk(P, rules_arr, deck, specs, rotate, seed, first, n, metrics)
+    return W.play_chunk(P.KERNELS, rules_arr, deck, specs, rotate, seed, first, n, metrics)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
@@ -149,6 +149,6 @@ GAME = GameSpec(
     reference_search=reference_search, bench_players=3,
     bench_workload="uniform random policy, complete games (deck: the assumed default)",
     read_deck=read_deck, policy_help=POLICY_HELP,
-    play=P, compile_seconds=75, end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
+    play=P.KERNELS, compile_seconds=75, end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("greedy", "random"),
 )

@@ -276,7 +276,7 @@ def choose(policy_id, s, rules, deck, seat, params, rng, buf, scratch):
 
 @njit(cache=True, inline="always")
 def choose_rollout(policy_id, s, rules, deck, seat, params, rng, buf, scratch):
-    """`choose` cut to the search's rollout policies, greedy and random (play.SEARCH).
+    """`choose` cut to the search's rollout policies, greedy and random (its Engine record's rollout_random and rollout_greedy).
     The search inlines its rollout's dispatcher; with every built-in in it, the search
     kernel took 74 s to compile, against 44 s (measured on this machine, one core)."""
     if policy_id == GREEDY:
@@ -286,6 +286,6 @@ def choose_rollout(policy_id, s, rules, deck, seat, params, rng, buf, scratch):
 
 @njit(cache=True)
 def no_user_policies(policy_id, s, rules, deck, seat, params, rng, buf):
-    """The `choose_fn` of play.py's kernels for built-in policies: play_game calls the
+    """The user-policy dispatcher of the built-in kernels (games/kernels.py): play_game calls the
     built-ins itself, so this is never called, and `choose` is not compiled twice."""
     return 0, 0, 0

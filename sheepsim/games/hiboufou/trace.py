@@ -28,7 +28,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
     """(rules array, seat slots, log, row) of game `game` as the runner plays it; log
     rows are (actor, code, a, b): no decision has luck."""
     arr = R.to_array(rules)
-    log, row, slots, _ = W.replay(P, arr, deck, specs, rotate, seed, game)
+    log, row, slots, _ = W.replay(P.KERNELS, arr, deck, specs, rotate, seed, game)
     return arr, slots, log[:, :4], row
 
 
@@ -38,7 +38,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, deck):
 def _states(arr, deck, seed: int, game: int, log) -> list[dict[str, Any]]:
     """The deal, then the state after every logged decision (kernel deal and step)."""
     s = np.empty(E.STATE_SIZE, dtype=np.int32)
-    E.deal(s, arr, deck, streams(seed, game, P.GAME[driver.G_STREAMS])[0])
+    E.deal(s, arr, deck, streams(seed, game, P.ENGINE.shape.streams)[0])
     states = [E.to_dict(s)]
     for _, code, a, b in log:
         E.apply(s, arr, deck, int(code), int(a), int(b))

@@ -109,7 +109,7 @@ def check_aux(aux, goal: int, specs: list[PolicySpec]) -> None:
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
                metrics: np.ndarray | None = None) -> np.ndarray:
     check_aux(init, int(rules_arr[R.R_GOAL]), specs)
-    return W.play_chunk(P, rules_arr, init, specs, rotate, seed, first, n, metrics)
+    return W.play_chunk(P.KERNELS, rules_arr, init, specs, rotate, seed, first, n, metrics)
 
 
 def frame(rows: np.ndarray, rules, specs: list[PolicySpec], seed: int, first: int) -> pd.DataFrame:
@@ -159,7 +159,7 @@ GAME = GameSpec(
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     reference_search=reference_search,
-    policy_help=POLICY_HELP, policy_data=policy_data, stop_features=stop_features, play=P, compile_seconds=15,
+    policy_help=POLICY_HELP, policy_data=policy_data, stop_features=stop_features, play=P.KERNELS, compile_seconds=15,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("hold", "random"),
 )

@@ -1,111 +1,36 @@
-"""Pig's cached entry points to the shared driver (games/driver.py).
+"""Pig's engine as the driver plays it (games/kernels.py writes its kernels).
 
 Streams of game g (rng.py), tied to seats and to sources of chance, never to policies
-(ANALYSIS-GUIDE rule 2): stream 0 is unused; LUCK + s = 1 + s is seat s's die (the
-k-th roll of seat s is its k-th draw); POLICY + s = 3 + s is seat s's policy (the
-random policy's coin). Dice and policy coins are separate streams so that a randomised
-policy does not shift the dice: two threshold policies in the same seat see the same
-dice for the rolls they both make.
+(so that seat rotation keeps common random numbers aligned): stream 0 is unused;
+LUCK + s = 1 + s is seat s's die (the k-th roll of seat s is its k-th draw);
+POLICY + s = 3 + s is seat s's policy (the random policy's coin). Dice and policy
+coins are separate streams so that a randomised policy does not shift the dice: two
+threshold policies in the same seat see the same dice for the rolls they both make.
 """
 
-from numba import njit
+import sys
 
-from ...search import agents, mcts
-from .. import driver, fast, stoptable
+from .. import fast
+from ..driver import Shape
+from ..kernels import Engine, load
 from . import engine as E
 from . import policies as P
 
+TITLE = "Pig"
 LUCK = 1
 POLICY = LUCK + E.MAX_PLAYERS
-GAME = (E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
-        E.MAX_PLAYERS, E.O_COWINNERS)
-# what driver.user_kernels builds the user-policy kernels from
-HOOKS = (E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose)
-VIEW = fast.array
-LAST_BUILTIN = P.LAST_BUILTIN
-O_SIZE = E.O_SIZE
-MAX_LOG = 4096      # trace's first log size; replayed with a bigger one if a game is longer
 
+ENGINE = Engine(
+    E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
+    no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.array,
+    shape=Shape(E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
+                E.MAX_PLAYERS, E.O_COWINNERS),
+    o_size=E.O_SIZE,
+    # the search's rollouts: random, and "greedy" = hold at 20 (hold's t = 20); the die
+    # is luck, so no alpha-beta
+    rollout_random=P.RANDOM, rollout_greedy=P.HOLD, rollout_params=((), (20.0,)), choose_rollout=P.choose_rollout,
+    stop=(P.stop_cell, P.stop_amount, P.stop_act, P.LEARNED),
+)
 
-@njit(cache=True, nogil=True)
-def play_blocks(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo, b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
-                       P.no_user_policies, P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params, rotate,
-                       seed, first, out, faults, metrics, b_lo, b_hi)
-
-
-# replay (trace, tests) calls the hooks rather than inlining them (driver.called): it
-# compiles in seconds and shares the compiled hooks with the user-policy kernels
-R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE = map(driver.called, HOOKS)
-
-
-@njit(cache=True)
-def replay(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_CHOOSE,
-                         P.no_user_policies, P.LAST_BUILTIN, fast.array, GAME, rules, aux, slot_ids, slot_params,
-                         seat_slot, rngs, g, row, log, fault)
-
-
-
-# the `learned` policy's probes (games/stoptable.py), self-play on the stop table in aux
-@njit(cache=True, nogil=True)
-def probe_blocks(rules, aux, seed, first, rate, near, per_game, counts, out, visits, far_from, reach, b_lo, b_hi):
-    stoptable.probe_blocks(R_START, R_ACTOR, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_CHOOSE, P.stop_cell,
-                           P.stop_amount, P.stop_act, GAME, E.O_COWINNERS, E.O_SIZE, P.LEARNED, rules, aux,
-                           seed, first, rate, near, per_game, counts, out, visits, far_from, reach, b_lo,
-                           b_hi)
-
-
-# --- the search agents (search/agents.py), in kernels of their own: runs without one
-# keep the kernels above, unchanged. The outcome row's size and winners column, and
-# the rollout policies: random, and "greedy" = hold at 20 (hold's t = 20).
-SEARCH = (E.O_SIZE, E.O_COWINNERS, P.RANDOM, P.HOLD)
-ROLLOUT_PARAMS = mcts.rollout_params((), (20.0,))
-# the die is luck: no alpha-beta (search/agents.py)
-EXACT = agents.no_exact
-
-
-@njit(cache=True, nogil=True)
-def search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """Every search agent (search/agents.py) on this game, its hooks and rollout
-    policies inlined, in a kernel of its own: the chunk, replay and user-policy
-    kernels all call it, so the search compiles once per game (inlined into each of
-    them it compiled again in each, and the search kernels took twice as long to warm)."""
-    agents.decide(policy_id, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress,
-                  mcts.no_determinize, mcts.copy_whole, P.choose_rollout, R_CHOOSE, fast.array, GAME, SEARCH,
-                  ROLLOUT_PARAMS, False, EXACT, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-@njit(cache=True, inline="always")
-def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-ins' dispatcher, with the search policies; the search's rollouts
-    inline only the rollout policies (P.choose_rollout)."""
-    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-        return buf[0, 0]
-    return P.choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-@njit(cache=True)
-def choose_search_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """choose_search calling the other built-ins rather than inlining them
-    (driver.called): the replay and user-policy kernels' dispatcher, compiled in seconds."""
-    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-        return buf[0, 0]
-    return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-
-
-@njit(cache=True, nogil=True)
-def play_blocks_search(rules, aux, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo,
-                       b_hi):
-    driver.play_blocks(E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, choose_search,
-                       P.no_user_policies, agents.LAST_ID, fast.array, GAME, rules, aux, slot_ids, slot_params, rotate,
-                       seed, first, out, faults, metrics, b_lo, b_hi)
-
-
-@njit(cache=True)
-def replay_search(rules, aux, slot_ids, slot_params, seat_slot, rngs, g, row, log, fault):
-    return driver.replay(R_START, R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS,
-                         choose_search_called, P.no_user_policies, agents.LAST_ID, fast.array, GAME, rules, aux,
-                         slot_ids, slot_params, seat_slot, rngs, g, row, log, fault)
+# the cached kernels, written from ENGINE by the one template of every turn game
+KERNELS = load(sys.modules[__name__])

@@ -118,7 +118,7 @@ def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
 
 @njit(cache=True, inline="always")
 def choose_rollout(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """`choose` cut to the search's rollout policies, hold and random (play.SEARCH),
+    """`choose` cut to the search's rollout policies, hold and random (its Engine record's rollout_random and rollout_greedy),
     inlined into the rollout. Called, with its id known only at run time, it made a
     search iteration three times as costly (1.24 against 0.42 us on the bench's
     positions): every roll of a rollout passed every field of seven arrays."""

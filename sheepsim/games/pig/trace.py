@@ -26,7 +26,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     arr = R.to_array(rules)
     from .game import check_aux
     check_aux(init, rules["goal"], specs)
-    log, row, slots, _ = W.replay(P, arr, init, specs, rotate, seed, game, P.MAX_LOG)
+    log, row, slots, _ = W.replay(P.KERNELS, arr, init, specs, rotate, seed, game, P.ENGINE.max_log)
     return arr, slots, np.stack([log[:, 1], np.maximum(log[:, 2], 0)], axis=1), row
 
 
