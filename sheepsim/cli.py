@@ -213,30 +213,47 @@ def cli(ctx, plugins, time_limit) -> None:
 
 @cli.command()
 def games() -> None:
-    """List the games, their player counts and engine versions.
+    """List the games, their player counts, engine versions and where each comes from
+    (built in, or the plug-in file or entry point that registered it).
+
+    A plug-in game is listed once its file is loaded (`sheepsim --plugin FILE games`)
+    or its package names it in the `sheepsim.games` entry point group.
 
     \b
     Example:
       sheepsim games
     """
-    from .games import all_games
+    from .games import all_games, source
     for g in all_games().values():
-        click.echo(f"{g.name:<14} {g.title:<24} {g.players[0]}-{g.players[1]} players   version {g.version}")
+        click.echo(f"{g.name:<14} {g.title:<24} {g.players[0]}-{g.players[1]} players   version {g.version}   "
+                   f"{source(g.name)}")
 
 
 @cli.command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
-def rules(game: str, as_json: bool) -> None:
+@click.option("--readings", is_flag=True,
+              help="Print the game's rules readings instead: every place the rulebook is silent or ambiguous, "
+                   "the reading sheepsim takes, and the option that selects another.")
+def rules(game: str, as_json: bool, readings: bool) -> None:
     """Every rule option of GAME with its default and allowed values. Each option's help
-    says where its default comes from when the rulebook does not settle it.
+    says where its default comes from when the rulebook does not settle it; --readings
+    prints the game's rules readings (each ambiguity, the reading taken, the option
+    that selects another).
 
     \b
     Example:
       sheepsim rules blacksheep
+      sheepsim rules blacksheep --readings
       sheepsim simulate blacksheep -p 3 -n 20000 -o wolf=on -o turn_cap=300
     """
     g = _game(game)
+    if readings:
+        if g.readings is None:
+            raise SheepsimError(f"{g.title} gives no rules readings; its options and their help are all "
+                                f"`sheepsim rules {g.name}` shows")
+        click.echo(Path(g.readings).read_text(encoding="utf-8").rstrip())
+        return
     rows = [{"name": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help} for o in g.options]
     if as_json:
         click.echo(json.dumps({"game": g.name, "players": list(g.players), "options": rows}, indent=1))
@@ -246,6 +263,9 @@ def rules(game: str, as_json: bool) -> None:
                              "the default is sheepsim's reading. ASSUMED marks values no source gives.", 100) + "\n")
     for r in rows:
         click.echo(f"{r['name']}  (default: {r['default']})\n    allowed: {r['allowed']}\n    {r['help']}\n")
+    if g.readings is not None:
+        click.echo(f"The rules readings (each ambiguity, the reading taken, the option for another): "
+                   f"sheepsim rules {g.name} --readings")
 
 
 @cli.command()

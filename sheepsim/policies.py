@@ -298,8 +298,9 @@ def distinct_labels(specs: list[PolicySpec]) -> list[PolicySpec]:
     return [replace(s, shown=tuple(sorted(differ[s.policy.name]))) if differ[s.policy.name] else s for s in specs]
 
 
-def load_plugin(path) -> None:
-    """Import a user's Python file so that its @register_policy decorators run."""
+def load_plugin(path):
+    """Import a user's Python file so that its @register_policy decorators (and
+    register_game calls) run; returns the module."""
     import importlib.util
     import sys
     from pathlib import Path
@@ -323,6 +324,7 @@ def load_plugin(path) -> None:
             raise
         # the user's code: report it in one line
         raise SheepsimError(f"plugin {path} failed to import: {type(exc).__name__}: {exc}")
+    return module
 
 
 def describe(policy: PolicyDef) -> dict[str, Any]:

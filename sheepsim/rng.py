@@ -1,14 +1,13 @@
-"""Per-game counter-based random streams (the randomness contract, DESIGN section 3).
+"""Per-game counter-based random streams (the randomness contract, sheepsim/ARCHITECTURE.md).
 
 Every random decision of game `g` in a run with master seed `seed` comes from a stream
 keyed by `(seed, g, stream)`: the key is hashed with SplitMix64 into the 256-bit state
 of a xoshiro256** generator. Nothing depends on threads, chunking or backend, so any
 game can be replayed alone from its index.
 
-Streams are tied to a source of chance, not to a policy (ANALYSIS-GUIDE rule 2): a game
-module documents which stream number serves which source (for example stream 0 for the
-board, stream 1 + s for seat s), so common random numbers stay aligned when decisions
-diverge.
+Streams are tied to a source of chance, not to a policy: a game module documents
+which stream number serves which source (for example stream 0 for the board, stream
+1 + s for seat s), so common random numbers stay aligned when decisions diverge.
 
 A stream's state is a `uint64[4]` array; `streams(seed, g, n)` gives `uint64[n, 4]`.
 """

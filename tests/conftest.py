@@ -32,7 +32,13 @@ if not _USER_CACHE:
 import numpy as np  # noqa: E402
 
 from sheepsim.games import all_games  # noqa: E402
+from sheepsim.policies import load_plugin  # noqa: E402
 
+# the plug-in game of sheepsim/examples, loaded as a user's `--plugin FILE` is: the
+# registry holds a game written from outside sheepsim/games, and every test that reads
+# the registry (the conformance suite first) plays it beside the built-ins
+TICTACTOE = Path(__file__).resolve().parent.parent / "sheepsim" / "examples" / "tictactoe.py"
+load_plugin(TICTACTOE)
 # every game's policies registered before any test swaps the registry for a copy
 # (monkeypatch of policies._REGISTRY): a game first imported inside such a test
 # registered into the copy, and its policies were gone for the rest of that worker
@@ -81,7 +87,7 @@ def parse_board(art: str, heights=None, q0: int = 0, r0: int = 0):
 
 def position_of(art: str, num_players: int, stack_size: int, phase: str, to_move,
                 heights=None, q0: int = 0, r0: int = 0, tiles=None) -> tuple[dict, dict]:
-    """A Part A JSON position from an ASCII board, plus the labels."""
+    """A JSON position (the README's format) from an ASCII board, plus the labels."""
     cells, labels = parse_board(art, heights, q0, r0)
     pos: dict[str, Any] = {
         "game": "battle-sheep", "version": 1, "coords": "axial",

@@ -1,4 +1,4 @@
-"""The last holes in bad input (issue 36, item 6): each case is one line `error: ...`,
+"""The last holes in bad input: each case is one line `error: ...`,
 exit status 2, and nothing written. Most need no kernel."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Conformance of the Battle Sheep kernel (DESIGN section 7), the rules' own bounds.
+"""Conformance of the Battle Sheep kernel: the rules' own bounds.
 
 For every player count (2-4) under the default rules, board=random and every preset
 that fits, with random and greedy seats: play always ends within MAX_PLIES; sheep are

@@ -1,6 +1,6 @@
 """Differential tests: the Numba kernel against the pure-Python reference engine.
 
-DESIGN section 7: the same seeded games are compared decision by decision. Each game
+The same seeded games are compared decision by decision. Each game
 is played by `play.replay` (the runner's own loop, with the runner's policies and
 streams) with an action log; the log is then replayed through `engine.apply` and
 `reference.play` side by side, and at EVERY decision we check
@@ -375,7 +375,7 @@ def test_move_positions(options, data, keep_tiles):
 
 
 # ---------------------------------------------------------------------------
-# The uniform random policy is exactly uniform (Part A) over the reference's moves
+# The uniform random policy is exactly uniform over the reference's moves
 # ---------------------------------------------------------------------------
 
 def _draw_counts(s, ra, expected: set, draws: int, seed: int) -> dict:

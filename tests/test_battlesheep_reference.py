@@ -52,7 +52,7 @@ from conftest import parse_board
 
 
 def position_of(art, rules, phase, to_move, heights=None, q0=0, r0=0, tiles=None):
-    """A Part A JSON position from an ASCII board."""
+    """A JSON position (the README's format) from an ASCII board."""
     cells, labels = parse_board(art, heights, q0, r0)
     pos = {
         "game": "battle-sheep",

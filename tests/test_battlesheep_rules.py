@@ -1,11 +1,11 @@
 """Scripted rule tests on the Battle Sheep KERNEL, one per rule and option.
 
-Each test builds a position (ASCII board -> Part A JSON -> position.to_state), asks
+Each test builds a position (ASCII board -> JSON position -> position.to_state), asks
 the kernel for its legal moves (position.legal_json), applies moves through
 position.json_to_action + engine.apply and reads the result with engine.outcome.
 The drawing convention is in tests/conftest.py (q grows to the right, r downward,
 each row shifted half a hex right of the one above; digits are stacks of that seat).
-Rule references: RULES-DOSSIER Part A "Battle Sheep" and Part B 4 / 5.4.
+Rule references: the rules and their readings, sheepsim/games/battlesheep/READINGS.md.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def test_build_order_and_placement_orders():
             kernel_play(s, ra, {"place": list(spot)})
         assert got == placers
         assert stacks_of(s) == {(0, 0): (placers[0], 16), (5, 1): (placers[1], 16), (2, 0): (placers[2], 16)}
-        # seat 0 moves first whatever the placement order (Part A)
+        # seat 0 moves first whatever the placement order (seat 0 acts first in every phase)
         assert phase_of(s) == "move" and int(s[E.H_TO_MOVE]) == 0
 
 
@@ -385,7 +385,7 @@ def test_game_ends_when_nobody_can_move_with_a_shared_result():
     assert POS.legal_json(s, ra) == []
     assert POS.from_state(s)["to_move"] is None
     row = outcome_row(s, ra)
-    # 3 hexes and one herd of 3 each: shared result (A-X2), winner -1
+    # 3 hexes and one herd of 3 each: shared result (READINGS.md, "Still tied after the herd tie-break"), winner -1
     assert row_result(row, 2) == {"scores": [3, 3], "herds": [3, 3], "winner": -1, "cowinners": [0, 1], "loser": -1}
     assert int(row[E.O_TIEBREAK]) == 1 and int(row[E.O_MOVES]) == 2
 

@@ -1,6 +1,6 @@
 """`sheepsim bench`: one table over every registered game, JSON, bad input.
 
-Tiny sizes only, and no assertion on any speed: benchmarks are not tests (DESIGN 7).
+Tiny sizes only, and no assertion on any speed: benchmarks are not tests.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""CLI for Bye-Bye Black Sheep: rules, policies, simulate, trace, and every bad input of
-the issue -> one line `error: ...`, exit status 2, no traceback, nothing written."""
+"""CLI for Bye-Bye Black Sheep: rules, policies, simulate, trace, and every bad input ->
+one line `error: ...`, exit status 2, no traceback, nothing written."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Conformance of the Bye-Bye Black Sheep kernel (DESIGN section 7): what is specific to
+"""Conformance of the Bye-Bye Black Sheep kernel: what is specific to
 the game. The generic engine contract (the randomness contract, outcome bounds every game
 shares, the census after every decision, a legal action for every seat to act, user
 policies) is tests/test_conformance.py's, for every game.

@@ -1,4 +1,4 @@
-"""Kernel vs reference engine, decision by decision (DESIGN section 7).
+"""Kernel vs reference engine, decision by decision.
 
 The kernel plays a seeded game and logs every decision with its luck (the card a
 blind draw yielded, the Magpie's pile position); the reference replays the same deal,

@@ -1,4 +1,4 @@
-"""Hidden information in Bye-Bye Black Sheep (DESIGN section 4).
+"""Hidden information in Bye-Bye Black Sheep: a policy sees only what its seat may know.
 
 A policy decides from what its seat may know: its own hand, the table, all zoos,
 hand sizes, the draw pile size, what it saw with a Mole, what is public from earlier

@@ -1,4 +1,4 @@
-"""Bobby Sitter kernel vs reference engine, flip by flip (DESIGN section 7).
+"""Bobby Sitter kernel vs reference engine, flip by flip.
 
 The kernel plays a seeded game (play.replay keeps its flip log: flipper, card, every
 seat's grab and time). The test then steps the kernel from Python with the game's own

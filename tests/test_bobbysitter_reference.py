@@ -160,7 +160,7 @@ def test_wolf_seat_without_reaction_loses():
 @pytest.mark.parametrize("penalty,max_loss,expected", [
     (1, "one", 1), (1, "unlimited", 2), (0, "one", 1), (0, "unlimited", 1)])
 def test_wrong_counter_on_wolf(penalty, max_loss, expected):
-    # seat 0 grabs the SHEEP on a wolf: wrong counter (A-S2) AND no BOBBY; the two
+    # seat 0 grabs the SHEEP on a wolf: wrong counter AND no BOBBY; the two
     # BOBBY grabbers both get a counter because seat 0 left one free
     rl = rules(3, ["W"], start_tokens=(3, 3, 3), wrong_counter_penalty=penalty, max_loss_per_card=max_loss)
     g, [e], _ = run(rl, [{0: S(100), 1: B(300), 2: B(400)}])
@@ -178,7 +178,7 @@ def test_nobody_loses_more_than_held():
 
 
 def test_wolf_with_sheep_option():
-    # A-S1: a visible wolf with sheep is a WOLF card by default ...
+    # a visible wolf with sheep is a WOLF card by default ...
     _, [e], _ = run(rules(2, ["W2"]), [{0: S(100), 1: B(200)}])
     assert e["class"] == WOLF and e["losses"] == [1, 0] and e["sheep_winner"] == -1
     # ... and a SHEEP card with wolf_with_sheep="sheep"
@@ -227,7 +227,7 @@ def test_sheep_race_tie_clockwise_from_the_flipper(flipper, winner):
 def test_sheep_card_fastest_sheep_grabber_gains():
     g, [e], _ = run(rules(3, ["S2"]), [{0: S(400), 1: S(350), 2: N}])
     assert e["class"] == SHEEP and e["sheep_winner"] == 1
-    assert e["gains"] == [0, 1, 0] and e["losses"] == [0, 0, 0]   # A-S3: losing the race is free
+    assert e["gains"] == [0, 1, 0] and e["losses"] == [0, 0, 0]   # losing the race is free
     assert g.tokens == [2, 3, 2] and g.stock == 18 and g.sheep_gains == [0, 1, 0] and g.flipper == 1
 
 
@@ -251,7 +251,7 @@ def test_sheep_card_nobody_grabs_the_sheep():
 
 
 def test_empty_stock_no_gain():
-    # A-S5: 4 tokens in the box, 2 each: the stock is empty from the start
+    # empty_stock=no_gain: 4 tokens in the box, 2 each: the stock is empty from the start
     rl = rules(2, ["S1"], tokens=4)
     g, [e], _ = run(rl, [{0: S(100), 1: N}])
     assert g.stock == 0 and e["sheep_winner"] == 0 and e["gains"] == [0, 0]
@@ -716,7 +716,7 @@ def test_play_random_game_default_rules():
         res = R.result(g)
         assert g.over and set(res) == {"winner", "flips", "reshuffles", "capped", "tokens", "eliminated",
                                        "penalties", "wolf_losses", "sheep_gains"}
-        # target 5 and 2 each: the stock is never empty (Part B 3.7)
+        # target 5 and 2 each: the stock is never empty (at most 6 players x 4 tokens < 25)
         assert g.minted == 0 and conserved(g)
 
 

@@ -1,4 +1,4 @@
-"""The report site and the replay pages in a real browser (issue 16, item 3): headless
+"""The report site and the replay pages in a real browser: headless
 Chromium (Debian's package, /usr/bin/chromium; `.ci/run` installs it) driven by
 Playwright. Every page type loads with no console error and no failed request, the
 replay's controls change the board, hovering a heat-map cell shows its interval and n,

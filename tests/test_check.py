@@ -1,4 +1,4 @@
-"""`sheepsim check` (issue 15, item 2) and the scores beside it (item 1): outcome
+"""`sheepsim check` and the scores beside it: outcome
 uniformity and the target-length score.
 
 The paired change is checked against independent computations: the plain paired

@@ -12,7 +12,7 @@ import pytest
 from conftest import assert_bad
 from conftest import run_cli as run
 
-# A 2-player position in the move phase: one tile, Part A's example.
+# A 2-player position in the move phase: one tile, the example of README.md, "Battle Sheep positions".
 #      (0,0) .    (1,0) A15
 #  (-1,1) A1  (0,1) B16
 MOVE_POSITION = {

@@ -1,7 +1,7 @@
 """The Dask backend on a real LocalCluster of worker processes: results bit-identical to
 the local backend (any workers, threads, chunk size), the same sequential stop, user
 policy plugins loaded on the workers, a killed worker's chunks recomputed, and bad
-scheduler addresses failing fast in one line with nothing written (DESIGN 3 and 6)."""
+scheduler addresses failing fast in one line with nothing written."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""What a designer expects to find (issue 12, item 7): example files that load and play,
-rule and policy texts a user can read without the rules dossier, an example at the end
+"""What a designer expects to find: example files that load and play, rule and policy
+texts a user can read without notes kept outside the repository, an example at the end
 of every --help, a hint for a misplaced --plugin, and `compare` of two paired runs.
 
 Every run here is small and uses kernels other tests compile anyway (Pig, and one
@@ -22,12 +22,14 @@ import pytest
 from sheepsim.analysis.stats import mean_interval
 from sheepsim.cli import cli
 from sheepsim.examples import EXAMPLES, text
+from sheepsim.games import all_games, get_game
 from sheepsim.results.store import read_results
 from conftest import assert_bad, run_cli as run
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("battlesheep", "blacksheep", "hiboufou", "bobbysitter", "pig")
-# what a user cannot look up: the dossier's decision codes (A-B2, A-X1, ...) and its parts
+GAMES = tuple(all_games())          # the registry's, the plug-in game conftest.py loads among them
+# what a user cannot look up: the decision codes (A-B2, A-X1, ...) and parts of rules
+# notes kept outside the repository
 DOSSIER_CODE = re.compile(r"\b[A-Z]-[A-Z]\d|\bPart [AB]\b|RULES-DOSSIER|dossier", re.IGNORECASE)
 
 
@@ -57,7 +59,7 @@ def test_examples_default_folder_is_examples(tmp_path, monkeypatch):
 def test_the_readme_lists_every_example_file_and_git_ignores_the_folder():
     readme = (ROOT / "README.md").read_text()
     paragraph = readme.split("**Example files.**")[1].split("```")[0]
-    assert sorted(re.findall(r"`([\w-]+\.(?:json|toml))`", paragraph)) == sorted(e.name for e in EXAMPLES)
+    assert sorted(re.findall(r"`([\w-]+\.(?:json|toml|py))`", paragraph)) == sorted(e.name for e in EXAMPLES)
     assert "/examples/" in (ROOT / ".gitignore").read_text().splitlines()
 
 
@@ -135,7 +137,8 @@ def test_rules_still_say_what_is_assumed_and_what_the_rules_leave_open():
 @pytest.mark.parametrize("game", GAMES)
 def test_policies_document_the_signature(game):
     printed = _ok("policies", game)
-    signature = "model(cls, sheep, is_flipper" if game == "bobbysitter" else "policy(s, rules, aux, seat, params"
+    signature = ("model(cls, sheep, is_flipper" if get_game(game).simultaneous else
+                 "policy(s, rules, aux, seat, params")
     assert signature in printed
 
 

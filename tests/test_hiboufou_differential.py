@@ -1,4 +1,4 @@
-"""Hiboufou kernel vs reference engine, decision by decision (DESIGN section 7).
+"""Hiboufou kernel vs reference engine, decision by decision.
 
 The kernel plays a seeded game and logs every decision; the reference starts from the
 kernel's shuffled order (new_game) and replays the same decisions. At every decision

@@ -1,4 +1,4 @@
-"""Hidden information in Hiboufou (DESIGN section 4).
+"""Hidden information in Hiboufou: a policy sees only what its seat may know.
 
 A policy decides from what its seat may know: its own hand, the three piles of the row
 (every face in them is public, covered cards included), the captured cards (each was

@@ -230,7 +230,7 @@ def test_kernel_policies_match_reference_on_scripted_states():
 
 def test_dice_are_tied_to_seats():
     """Seat s's k-th roll is the k-th draw of stream LUCK + s = 1 + s, whatever the policies
-    (ANALYSIS-GUIDE rule 2): two thresholds in one seat see the same dice."""
+    (the randomness contract, sheepsim/ARCHITECTURE.md): two thresholds in one seat see the same dice."""
     rules = rules_of()
     seen = {}
     for pair in (("hold", "random"), ("hold:t=30", "random"), ("random", "hold:t=5")):

@@ -1,6 +1,6 @@
 """Pig's optimal policy: the solved game (games/pig/optimal.py) and the kernel policy.
 
-Exact answers anchor it (DESIGN 9): the solver's P(0, 0, 0) is Neller & Presser's
+Exact answers anchor it: the solver's P(0, 0, 0) is Neller & Presser's
 0.530593; a plain-Python value iteration over the whole table of a small goal gives the
 same values and decisions; the kernel policy takes the table's decision in every state
 and at every decision of replayed games; simulated optimal play matches the solved win

@@ -1,6 +1,6 @@
 """Runner and results store: determinism over threads and chunk sizes, exact aggregates,
 resume after an interruption, damaged chunks recomputed, folders of other runs refused,
-sequential stopping (DESIGN 3 and 5)."""
+sequential stopping."""
 
 from __future__ import annotations
 

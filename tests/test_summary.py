@@ -1,4 +1,4 @@
-"""What `sheepsim simulate` prints, as a designer reads it (issue: what a designer reads):
+"""What `sheepsim simulate` prints, as a designer reads it:
 the header says what was run, unfinished games are counted with intervals, and the
 rough edges found by trying bad input fail in one line or do the expected thing."""
 

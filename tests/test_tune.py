@@ -1,4 +1,4 @@
-"""The tuner (analysis kind `tune`, issue 15 item 3): its measures against the summary
+"""The tuner (analysis kind `tune`): its measures against the summary
 tables computed independently, the racing's survivors against the stored blocks, the
 Pareto ranking against brute force, the best setting against a brute-force sweep of a
 small space, resuming (cut short mid-batch, and extended by more trials) against an

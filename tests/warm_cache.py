@@ -15,11 +15,24 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-# the slow compiles first, so that the two processes finish together; a policy names
-# the game's search kernels (search/wiring.py), compiled apart
-TASKS = [("blacksheep", None), ("hiboufou", None), ("blacksheep", "ismcts:iters=2"),
-         ("hiboufou", "ismcts:iters=2"), ("battlesheep", None), ("battlesheep", "mcts:iters=2"),
-         ("bobbysitter", None), ("pig", None), ("pig", "mcts:iters=2")]
+
+
+def tasks() -> list[tuple[str, str | None]]:
+    """Every registered game's kernels, and its search kernels where search agents
+    play it (a policy names them: search/wiring.py compiles them apart), the slow
+    compiles first (GameSpec.compile_seconds), so that the two processes finish together."""
+    import conftest  # noqa: F401  (the test session's cache folder and plug-in game)
+    from sheepsim.games import all_games
+    from sheepsim.games.wrappers import SEARCH_COMPILE_SECONDS
+    from sheepsim.policies import policies_for
+    out = []
+    for name, game in all_games().items():
+        out.append((game.compile_seconds, name, None))
+        names = {p.name for p in policies_for(name) if p.kind == "search" and not p.refuse}
+        agent = "mcts" if "mcts" in names else "ismcts" if "ismcts" in names else None
+        if agent:
+            out.append((game.compile_seconds + SEARCH_COMPILE_SECONDS, name, f"{agent}:iters=2"))
+    return [(name, policy) for _, name, policy in sorted(out, key=lambda t: -t[0])]
 
 
 def warm(task: tuple[str, str | None]) -> tuple[str, float]:
@@ -43,6 +56,6 @@ def warm(task: tuple[str, str | None]) -> tuple[str, float]:
 if __name__ == "__main__":
     start = time.perf_counter()
     with ProcessPoolExecutor(2) as pool:
-        done = list(pool.map(warm, TASKS))
+        done = list(pool.map(warm, tasks()))
     print("warm_cache: " + ", ".join(f"{name} {s:.0f}s" for name, s in done)
           + f" ({time.perf_counter() - start:.0f}s)", file=sys.stderr)

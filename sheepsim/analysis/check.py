@@ -3,7 +3,7 @@
 A variant file names a game, its player counts, the base rules (`[base]`: rule options
 and a `deck` file, default the rulebook's game) and what the variant changes
 (`[variant]`, the same keys). For each player count four runs are played, base and
-variant each on the same seeds (common random numbers, ANALYSIS-GUIDE rule 3):
+variant each on the same seeds (common random numbers: paired differences):
 
     self-play   every seat plays `policy` (default: the game's stronger skill policy,
                 GameSpec.skill_policies), with the kernels' experience tally

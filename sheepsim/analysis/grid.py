@@ -14,7 +14,7 @@ An axis varies one thing:
 With `focal_policy`, player slot 0 plays it and the other slots play `policy`; slots
 rotate over the seats as in every run. Every cell uses the same seed, so game g has
 the same deal and the same per-seat luck streams in every cell as far as the setting
-allows (common random numbers, ANALYSIS-GUIDE rule 3).
+allows (common random numbers).
 
 Metrics, each with a 95% interval:
 

@@ -1,9 +1,9 @@
 """Seat (first-player) advantage under given policies, with length, scores and margins.
 
 Each cell is (player count, one policy for every seat): with the same policy on every
-seat, any difference between seats is the seat itself (ANALYSIS-GUIDE: seat advantage
-depends on the policies, so the report always says which). Rates are over decided
-games with 95% Wilson intervals; draws are reported apart.
+seat, any difference between seats is the seat itself (seat advantage depends on the
+policies, so the report always says which). Rates are over decided games with 95%
+Wilson intervals; draws are reported apart.
 
 The runs tally the experience metrics (simulate --metrics) so that each run can name
 three games worth watching, kept in the report's sidecar as replays (report/saved.py):

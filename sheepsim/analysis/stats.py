@@ -1,9 +1,8 @@
 """Interval estimates and tests shared by every analysis.
 
-Rule 1 of the analysis guide: every rate has an interval. Proportions get Wilson
-score intervals (good coverage near 0 and 1, unlike the normal approximation);
-quantiles and derived metrics get percentile-bootstrap intervals with a fixed seed
-so a report regenerates bit for bit.
+Every rate has an interval. Proportions get Wilson score intervals (good coverage
+near 0 and 1, unlike the normal approximation); quantiles and derived metrics get
+percentile-bootstrap intervals with a fixed seed so a report regenerates bit for bit.
 """
 
 from __future__ import annotations

@@ -3,12 +3,12 @@
 Cell (P, x, y): one seat plays `policy:param=x`, the other P - 1 seats play
 `field_policy:param=y`; the focal slot is rotated over every seat. All cells use the
 same seed, so game g has the same deal and the same per-seat luck in every cell
-(common random numbers, ANALYSIS-GUIDE rule 3), and a difference between two
-settings is estimated from paired games.
+(common random numbers), and a difference between two settings is estimated from
+paired games.
 
 Best response to a field y: the set of x whose paired difference to the best x is
 not significantly below 0 (one-sided, Bonferroni over the candidates: multiple
-comparison with the best, rule 4), never a single argmax. A symmetric equilibrium
+comparison with the best), never a single argmax. A symmetric equilibrium
 candidate is a y that lies in the best-response set to itself. Each candidate's best
 set is then re-run against it on fresh seeds (a different seed); the candidate is a
 confirmed equilibrium only when it stays in its own best-response set there, and the

@@ -412,8 +412,8 @@ def uniformity(wins: np.ndarray, games: int) -> tuple[float, float, float]:
 
 
 def balance(wins: np.ndarray, decided: int, draws: int = 4000, seed: int = 0) -> tuple[float, float, float]:
-    """Balance of the seats (the issue's definition): 1 - (the largest seat win rate -
-    the smallest), over the decided games, with a 95% parametric-bootstrap interval
+    """Balance of the seats: 1 - (the largest seat win rate - the smallest), over the
+    decided games, with a 95% parametric-bootstrap interval
     (the seats' sole wins redrawn as a multinomial of the observed rates, `seed`
     fixed). 1 is perfectly balanced; the bootstrap suits a max - min, whose normal
     interval would be wrong near 1. Noise alone lowers the estimate (the largest of

@@ -37,11 +37,12 @@ objectives' ranks. Every setting is told to the sampler with its estimate from t
 it played (trial attribute `games`); only the settings that played every block can be
 chosen. A setting the rules reject (a start at or above the target) is told as pruned.
 
-Confirmation (ANALYSIS-GUIDE rule 4): the best `confirm` settings (one objective) or up
-to `confirm` settings along the Pareto front (two) play `confirm_games` fresh games (a
-seed no block used), common to all of them, each measure with its 95% interval and the
-paired difference from the best. Then the sensitivity table: each knob of the best
-setting moved one step down and one step up alone, on the confirmation's games.
+Confirmation (the best of many noisy estimates is biased upwards): the best `confirm`
+settings (one objective) or up to `confirm` settings along the Pareto front (two) play
+`confirm_games` fresh games (a seed no block used), common to all of them, each measure
+with its 95% interval and the paired difference from the best. Then the sensitivity
+table: each knob of the best setting moved one step down and one step up alone, on the
+confirmation's games.
 
 Resumable: the study is stored in REPORTS/<name>/study.sqlite3 (optuna's RDB storage).
 Running the same file at the same scale again goes on from the trials stored there (a

@@ -1,7 +1,7 @@
 """Rule or deck variants against a baseline, on common seeds.
 
-Every variant is played with the same seeds as the baseline (common random numbers,
-ANALYSIS-GUIDE rule 3) and compared on seat balance, game length and capped games.
+Every variant is played with the same seeds as the baseline (common random numbers)
+and compared on seat balance, game length and capped games.
 Length changes are paired per game index (game g of the variant against game g of
 the baseline); seat-0 edges carry Wilson intervals. Each variant's change in mean
 length is tested with a paired z-test and Holm-adjusted over the variants.

@@ -34,6 +34,8 @@ EXAMPLES = (
             "sheepsim run {path} --scale 0.1"),
     Example("variant.toml", "a rule variant: Bye-Bye Black Sheep with the Wolf card against the base game",
             "sheepsim check {path}"),
+    Example("tictactoe.py", "a sixth game written as a plug-in (tic-tac-toe, whose answers are known exactly)",
+            "sheepsim --plugin {path} simulate tictactoe -n 100000"),
 )
 
 

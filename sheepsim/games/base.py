@@ -1,4 +1,4 @@
-"""The contract every game module fulfils (DESIGN section 2), as one record.
+"""The contract every game module fulfils, as one record (sheepsim/ARCHITECTURE.md: the GameSpec).
 
 The runner, CLI, analyses and benchmarks only talk to a `GameSpec`; everything
 game-specific stays inside the game's package.
@@ -73,9 +73,8 @@ class GameSpec:
     # (stoptable.Features); play then has probe_blocks, policies.py LEARNED and the
     # stop_cell, stop_amount and stop_act hooks (games/stoptable.py)
     stop_features: Callable[[Rules], Any] | None = None
-    # the ways a game ends (the issue's end conditions), by code, and (per-game frame,
-    # rules) -> those codes, read off the result columns: the `end` column of a run with
-    # --metrics (analysis.tables.end_table)
+    # the ways a game ends, by code, and (per-game frame, rules) -> those codes, read off
+    # the result columns: the `end` column of a run with --metrics (analysis.tables.end_table)
     end_conditions: tuple[str, ...] = ()
     end_condition: Callable[[Any, Rules], np.ndarray] | None = None
     # the designer's check (analysis/check.py): a stronger and a weaker policy SPEC whose
@@ -89,3 +88,16 @@ class GameSpec:
     # core of the 2-core reference machine), for the note printed before it
     play: Any = None
     compile_seconds: int = 60
+    # the game's declared traits, which tests and tools read (never a list of names):
+    # a game of simultaneous reactions plays in a loop of its own, not the turn
+    # driver's (Bobby Sitter), and has no decision hooks
+    simultaneous: bool = False
+    # seats hold cards the others cannot see: search re-deals them (determinize) and
+    # the re-deal tests prove that every policy decides only from what its seat knows
+    hidden: bool = False
+    # chance meets the seats' decisions (dice, blind draws): alpha-beta cannot search it
+    luck: bool = False
+    # the game's rules readings (Markdown, in its folder): every place the rulebook is
+    # silent or ambiguous, the reading taken and the option that selects another
+    # (`sheepsim rules GAME --readings`)
+    readings: Path | None = None

@@ -64,7 +64,8 @@ behind the same block machinery: streams, rotation, blocks and faults are the sa
 Streams of game g (rng.py): stream 0 is the game's own chance (the deal, a random
 board); LUCK + q is the luck of seat q's decisions; POLICY + q is seat q's policy. They
 are tied to seats, not to policies, so rotating policies keeps common random numbers
-aligned (ANALYSIS-GUIDE rule 2). Games without decision luck set LUCK = POLICY.
+aligned (the randomness contract, ARCHITECTURE.md). Games without decision luck set
+LUCK = POLICY.
 
 Seats and slots: in game g with rotation on, seat q is played by slot (q + g % P) % P,
 so every policy slot plays every seat equally often; the row's O_ROTATION column

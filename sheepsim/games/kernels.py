@@ -76,6 +76,10 @@ class Engine:
     # stop_act, the learned policy's id), None for games without one
     stop: tuple | None = None
     max_log: int = 4096                     # a trace's first log size (it grows if a game is longer)
+    # (Python) census(s, rules, aux) -> int64 array: every card, sheep, token or mark
+    # counted wherever it is, constant over a game (the conformance suite checks it
+    # after every event); None: the game conserves nothing worth counting
+    census: Callable | None = None
 
     @property
     def hooks(self) -> tuple:
@@ -154,12 +158,10 @@ def declared(module: str, file: str | None = None) -> Engine:
     """The Engine record of declaration module `module` (imported by name, or from
     `file` for a game loaded from outside the package)."""
     mod = sys.modules.get(module)
-    if mod is None or not hasattr(mod, "ENGINE"):
-        if file and module not in sys.modules:
-            spec = importlib.util.spec_from_file_location(module, file)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[module] = mod
-            spec.loader.exec_module(mod)
+    if mod is None:
+        if file is not None and importlib.util.find_spec(module.partition(".")[0]) is None:
+            from ..policies import load_plugin      # a --plugin file, in a new process
+            mod = load_plugin(file)
         else:
             mod = importlib.import_module(module)
     return mod.ENGINE
@@ -206,7 +208,6 @@ def load(decl, kind: str = ""):
     if kind and kind not in _KINDS:
         raise SheepsimError(f"unknown kernel kind {kind!r}; known: {', '.join(sorted(_KINDS)) or 'none'}")
     engine = decl.ENGINE
-    inside = PACKAGE in Path(decl.__file__).resolve().parents
     key = _sources_key(decl)
     body = _KINDS[kind][0] if kind else _PLAY + (_PROBE if engine.stop is not None else "")
     # "{action}" in a template: the decision buffer's first row as the game's action
@@ -214,7 +215,7 @@ def load(decl, kind: str = ""):
     width = engine.shape.action_size
     body = body.replace("{action}", "buf[0, 0]" if width == 1 else ", ".join(f"buf[0, {i}]" for i in range(width)))
     title = getattr(decl, "TITLE", decl.__name__)
-    text = _TEMPLATE.format(title=title, module=decl.__name__, file=None if inside else str(decl.__file__),
+    text = _TEMPLATE.format(title=title, module=decl.__name__, file=str(Path(decl.__file__).resolve()),
                             extra=_KINDS[kind][1] if kind else "nothing else", key=key) + body
     name = re.sub(r"\W", "_", decl.__name__) + (f"_{kind}" if kind else "")
     path = cache.in_use() / "kernels" / key / f"{name}.py"

@@ -1,4 +1,4 @@
-"""Text pieces every game's trace shares (DESIGN 8: generic machinery once)."""
+"""Text pieces every game's trace shares, written once rather than per game."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Python-side machinery every game wrapper shares: policy dispatch for user
-policies, the chunk call, and the generic result columns (DESIGN 5 and 8).
+policies, the chunk call, and the generic result columns.
 
 Built-in policies run in each game's cached `play_blocks` kernel, dispatched by id.
 User policies get one small @njit dispatcher by id (`chooser`) and run in kernels

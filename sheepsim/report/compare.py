@@ -3,9 +3,9 @@
 Game g of a run depends only on (rules, start, policies, seed, g), and its luck comes
 from streams keyed by (seed, g). Two runs with the same seed and player count that
 differ in their policies or rules therefore play game g from the same deal and dice,
-and the difference A - B is best estimated game by game (common random numbers,
-ANALYSIS-GUIDE rule 3): for each game index both runs hold, d_g = x_A(g) - x_B(g),
-reported as the mean of d with the normal interval of a mean (stats.mean_interval).
+and the difference A - B is best estimated game by game (common random numbers): for
+each game index both runs hold, d_g = x_A(g) - x_B(g), reported as the mean of d with
+the normal interval of a mean (stats.mean_interval).
 Pairing removes the deal-to-deal variance that two independent runs would carry, so
 the interval is much narrower than the one of two separate win rates.
 

@@ -20,8 +20,8 @@ interval's signs (findings.verdict) agree with the numbers printed beside them.
 No tabulate dependency: the format is small.
 
 A report opens with its title, a description and its findings in words, and ends with
-a provenance block (guide rule 7: game version, rules, policies, seeds, games, the exact
-command, package versions) so every number can be regenerated exactly.
+a provenance block (game version, rules, policies, seeds, games, the exact command,
+package versions) so every number can be regenerated exactly.
 """
 
 from __future__ import annotations

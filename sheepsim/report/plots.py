@@ -3,7 +3,7 @@
 Figures are built on matplotlib's object API with an explicit Agg canvas: no pyplot
 global state, no display needed, safe on a headless worker. Each function takes
 {label: data} (e.g. {"2p random": ...}), writes the file atomically and returns the
-path; the caller's title should name the policies (guide rule 1).
+path; the caller's title should name the policies.
 
 What every figure keeps to: no colour twice in one legend (`colours`); interval
 whiskers drawn over small markers so that they stay visible; diverging colour scales

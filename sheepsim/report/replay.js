@@ -189,7 +189,7 @@
     else if (z.kind === "count") body = countZone(z, value);
     else if (z.kind === "die") body = dieZone(value);
     else if (z.kind === "hex") body = hexZone(z, value, step.mark);
-    else body = '<span class="text">' + (value ? esc(value) : "&ndash;") + "</span>";
+    else body = '<span class="text' + (z.layout === "pre" ? " pre" : "") + '">' + (value ? esc(value) : "&ndash;") + "</span>";
     var hidden = z.hidden && !showHidden ? " hidden-zone" : "";
     return '<div class="zone kind-' + z.kind + " layout-" + (z.layout || "fan") + (changed ? " changed" : "") +
       hidden + '" data-zone="' + esc(z.id) + '"><div class="label">' + esc(z.label) +

@@ -80,7 +80,7 @@ class Zone:
     label: str
     owner: int | None = None       # the seat it belongs to; None: the table
     hidden: bool = False           # private or face down: backs until the toggle shows it
-    layout: str = "fan"            # cards: fan | top | pile
+    layout: str = "fan"            # cards: fan | top | pile; text: pre keeps its lines and spaces
     max: int | None = None         # count: the target the bar fills towards
     optional: bool = False         # not drawn while empty (e.g. cards set aside by a Wolf)
 
@@ -419,9 +419,26 @@ def pig_view(rules, init, events: list[dict]) -> GameView:
     return GameView(zones, values, status, marks)
 
 
+def generic_view(rules, init, events: list[dict]) -> GameView:
+    """A game without a view of its own (a plug-in game, games/turngame.py): each
+    event's position as its trace draws it, in a fixed-width box."""
+    zones = [Zone("position", "text", "position", layout="pre")]
+    values, status, marks = [], [], []
+    for e, after in zip(events, events[1:] + [None]):
+        values.append({"position": e.get("state", "")})
+        marks.append(None)
+        # the page shows the position after the step: its status names who decides next
+        status.append("game over" if after is None or "result" in e else
+                      f"seat {after['seat']} to move" if after.get("seat") is not None else "the rules decide")
+    return GameView(zones, values, status, marks)
+
+
 VIEWS: dict[str, Callable[[Any, Any, list[dict]], GameView]] = {
     "battlesheep": battlesheep_view, "blacksheep": blacksheep_view, "hiboufou": hiboufou_view,
     "bobbysitter": bobbysitter_view, "pig": pig_view}
+# the text of games/turngame.py's generic trace: "N. seat q (policy) plays ...", then the
+# position drawn under it (which the picture shows)
+GENERIC_SHAPE = TextShape(start=r"^\d+\. (seat \d+|the rules) ", drop=r"^   ")
 
 
 # --- the document -------------------------------------------------------------------------
@@ -467,8 +484,8 @@ def build(game, rules, specs, seed: int, game_index: int, rotate: bool, init, de
     from ..games import wrappers as W
     events = json.loads(game.trace(rules, specs, seed, game_index, rotate, init, True, deck_file=deck_file))
     text = game.trace(rules, specs, seed, game_index, rotate, init, False, deck_file=deck_file)
-    header, texts = split_text(text, TEXT_SHAPES[game.name], len(events))
-    view = VIEWS[game.name](rules, init, events)
+    header, texts = split_text(text, TEXT_SHAPES.get(game.name, GENERIC_SHAPE), len(events))
+    view = VIEWS.get(game.name, generic_view)(rules, init, events)
     p = rules.num_players
     slots = W.seat_slots(game_index, p, rotate, p)
     seats = [{"seat": q, "name": f"seat {q}" + (f" ({chr(65 + q)})" if game.name == "battlesheep" else ""),

@@ -1,4 +1,4 @@
-"""Sufficient statistics of a run, for runs too large for per-game rows (DESIGN 5).
+"""Sufficient statistics of a run, for runs too large for per-game rows.
 
 An `Aggregate` holds integer counts only, so merging is exact and order-free (integer
 addition), and its size depends on the value ranges seen, not on the number of games:

@@ -1,4 +1,4 @@
-"""Results on disk: one file per chunk plus a manifest with their checksums (DESIGN 5).
+"""Results on disk: one file per chunk plus a manifest with their checksums.
 
     OUT/manifest.json          what was run (game, version, rules, policies, seed, games,
                                chunk size, mode, start position, versions) and, under

@@ -1,4 +1,4 @@
-"""Run many games: chunks, backends, resume, sequential stopping, progress (DESIGN 3, 6).
+"""Run many games: chunks, backends, resume, sequential stopping, progress.
 
 A run is cut into chunks of consecutive game indices. A backend (backends.py: this
 process, or Dask workers in cluster.py) turns each chunk into its stored form with the
@@ -166,7 +166,7 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
         chunk_size = chunk_size or stored
     manifest["chunk_size"] = chunk_size = chunk_size or DEFAULT_CHUNK
     init = kernel_aux(game, rules, position, specs)
-    plugins, modules = policy_sources(specs)
+    plugins, modules = policy_sources(specs, game)
     runner = open_backend(backend, threads, scheduler, workers)
     try:
         job = ChunkJob(game.name, rules, game.to_array(rules), init, tuple(s.label for s in specs), rotate,

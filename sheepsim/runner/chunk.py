@@ -88,16 +88,20 @@ def _plugin_file(module) -> str | None:
     return str(Path(path).resolve()) if path else None
 
 
-def policy_sources(specs) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
-    """Where the user policies of `specs` come from, for a worker to import them:
-    ((plugin file, sha256), ...) for `--plugin` files and (module, ...) for importable
-    modules. Only those: a process may hold other (even broken) plugins."""
+def policy_sources(specs, game=None) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Where the user policies of `specs`, and `game` if it is a plug-in, come from, for
+    a worker to import them: ((plugin file, sha256), ...) for `--plugin` files and
+    (module, ...) for importable modules. Only those: a process may hold other (even
+    broken) plugins."""
     plugins, modules = {}, []
+    declared = getattr(getattr(game, "play", None), "DECLARATION", "") or ""
+    origins = [declared] if declared and not declared.startswith("sheepsim.games.") else []
     for spec in specs:
         if spec.policy.builtin:
             continue
         fn = getattr(spec.policy.fn, "py_func", spec.policy.fn)
-        name = getattr(fn, "__module__", None) or ""
+        origins.append(getattr(fn, "__module__", None) or "")
+    for name in origins:
         if name.startswith(PLUGIN_PREFIX):
             path = _plugin_file(sys.modules.get(name))
             if path and path not in plugins:

@@ -13,7 +13,7 @@ Per game with a search policy (mcts or ismcts, the one it plays), every seat sea
   kernel of this module, at 1 thread, less the time of copying the position, which a
   playout needs only because it consumes its state. The tree's own work (copying and
   determinizing the state, descending, expanding, backing up) is what lifts the ratio
-  above 1 (issue target: at most 2);
+  above 1 (target: at most 2);
 * Python agent: a plain-Python search at the same budget, timed on searching decisions
   of game 0 (its positions rebuilt from the kernel's log), decisions/s and the kernel's
   speed over it (target: at least 100x): UCT over the game's pure-Python reference

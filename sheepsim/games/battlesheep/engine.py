@@ -23,7 +23,7 @@ State is ONE int32 vector (`STATE_SIZE`), so it can be copied, compared and hash
                                  an open-addressing table (q, r) -> hex, so tile
                                  checks need no scan of the pasture
 
-Directions (Part A position format), index d and its axial step:
+Directions (the position format, README.md), index d and its axial step:
 
           NW(2) (0,-1)   NE(1) (1,-1)
      W(3) (-1,0)    hex    E(0) (1,0)
@@ -37,8 +37,8 @@ Actions are four int32 [KIND, a, b, c]:
     KIND_PLACE [1, hex, 0, 0]           the starting stack on hex
     KIND_MOVE  [2, hex, d, n]           n sheep leave hex and slide in direction d
 
-Phases: PH_BUILD -> PH_PLACE -> PH_MOVE -> PH_OVER. Seat 0 acts first in every phase
-(Part A). Kernels trust their inputs: `game.py` validates before calling them.
+Phases: PH_BUILD -> PH_PLACE -> PH_MOVE -> PH_OVER. Seat 0 acts first in every phase.
+Kernels trust their inputs: `game.py` validates before calling them.
 
 The contract's hooks (games/driver.py) are at the end. Battle Sheep has no luck but
 option board=random, where the rules build the pasture (`nature`, from stream 0).
@@ -94,7 +94,7 @@ KIND_TILE, KIND_PLACE, KIND_MOVE = 0, 1, 2
 
 DQ = np.array([1, 1, 0, -1, -1, 0], dtype=np.int32)
 DR = np.array([0, -1, -1, 0, 1, 1], dtype=np.int32)
-# The 2x2 rhombus in its 3 orientations (Part B 4.2); cell 0 is the anchor (0, 0).
+# The 2x2 rhombus in its 3 orientations; cell 0 is the anchor (0, 0).
 TILE_SHAPES = np.array([[[0, 0], [1, 0], [0, 1], [1, 1]],
                         [[0, 0], [1, -1], [1, 0], [2, -1]],
                         [[0, 0], [0, 1], [1, -1], [1, 0]]], dtype=np.int32)
@@ -572,7 +572,7 @@ def outcome(s, rules, row):
     row[O_HEXES] = s[H_NHEX]
 
 
-# --- the uniform random policy (Part A), needed by the runner for board=random -----
+# --- the uniform random policy, needed by the runner for board=random --------------
 
 @njit(cache=True)
 def random_tile(s, rng):

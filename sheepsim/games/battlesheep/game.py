@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import random
 
 import numpy as np
@@ -153,4 +155,5 @@ GAME = GameSpec(
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
     play=P.KERNELS, compile_seconds=45, end_conditions=END_CONDITIONS, end_condition=end_condition,
     skill_policies=("greedy", "random"),
+    readings=Path(__file__).with_name("READINGS.md"),
 )

@@ -23,7 +23,7 @@ ENGINE = Engine(
     no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.pointer,
     shape=Shape(E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
                 E.MAX_PLAYERS, E.O_COWINNERS),
-    o_size=E.O_SIZE,
+    o_size=E.O_SIZE, census=E.census,
     # the search's rollouts: random, and "greedy" = the greedy policy at its defaults
     # (epsilon 0, opponent 1); perfect information without luck: alpha-beta plays
     rollout_random=P.RANDOM, rollout_greedy=P.GREEDY, rollout_params=((), (0.0, 1.0)), exact=True,

@@ -1,6 +1,6 @@
 """Battle Sheep policies (@njit) and the built-in dispatcher.
 
-Every policy has the same signature (DESIGN section 4):
+Every policy has the same signature (sheepsim/ARCHITECTURE.md, "Adding things"):
 
     policy(s, rules, aux, seat, params, rng, buf) -> (kind, a, b, c)
 
@@ -45,7 +45,7 @@ OVERLAP = -64
 
 @njit(cache=True)
 def random_policy(s, rules, aux, seat, params, rng, buf):
-    """Uniform over the legal actions as Part A defines them."""
+    """Uniform over the legal actions, exactly as engine.random_tile, random_place and random_move define it."""
     phase = s[H_PHASE]
     if phase == PH_BUILD:
         o, q, r = random_tile(s, rng)

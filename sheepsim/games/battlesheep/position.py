@@ -1,4 +1,4 @@
-"""Positions: the Part A JSON format <-> kernel state, with validation.
+"""Positions: the JSON format (README.md, "Battle Sheep positions") <-> kernel state, with validation.
 
 A position file holds one JSON object (or JSONL, one per line; the first is used).
 Everything a user can get wrong raises `SheepsimError` with a one-line message.
@@ -253,7 +253,7 @@ def _set_phase(s: np.ndarray, p: dict[str, Any], rules) -> None:
 
 
 def from_state(s: np.ndarray) -> dict[str, Any]:
-    """The Part A JSON position of a kernel state (cells sorted by (q, r))."""
+    """The JSON position of a kernel state (cells sorted by (q, r))."""
     n = int(s[H_NHEX])
     players = int(s[H_PLAYERS])
     stack = int(s[H_STACK])

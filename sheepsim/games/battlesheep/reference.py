@@ -4,11 +4,12 @@ This module is a *test oracle*: it is written for clarity, not speed, and is mea
 to be compared move-for-move against the fast engine. It uses only the standard
 library.
 
-Rule sources (see /work/shared/RULES-DOSSIER.md):
+Rule sources:
 
-* Part A "Battle Sheep"          - the defaults sheepsim implements;
-* Part B section 4               - the published rules (R14, RML, BGA, ...);
-* Part B section 5.4 (A-X1..A-X7) - the open questions and their options.
+* the published rules: the Blue Orange rulebook of 2014 (R14), the multilingual
+  rulebook (RML), the Board Game Arena help text (BGA), reviews and programs;
+* READINGS.md in this folder - where they are silent or ambiguous, the reading
+  sheepsim takes by default and the options that select the others.
 
 Vocabulary (rulebook names):
 
@@ -40,12 +41,11 @@ VERSION = 1
 
 Hex = tuple[int, int]
 
-# E, NE, NW, W, SW, SE in axial (q, r) with r growing downward (Part A position format).
+# E, NE, NW, W, SW, SE in axial (q, r) with r growing downward (README.md, "Battle Sheep positions").
 DIRECTIONS: list[Hex] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
 
 # The 2x2 rhombus ("diamond") tile has exactly 3 orientations up to translation; it
-# is symmetric under a half turn and under mirroring, so these are all of them
-# (Part B 4.2, "Tile shape in axial coordinates").
+# is symmetric under a half turn and under mirroring, so these are all of them.
 TILE_SHAPES: list[tuple[Hex, Hex, Hex, Hex]] = [
     ((0, 0), (1, 0), (0, 1), (1, 1)),
     ((0, 0), (1, -1), (1, 0), (2, -1)),
@@ -65,19 +65,19 @@ PLACEMENT_ORDERS = ("clockwise_from_first", "reverse")
 
 @dataclass(frozen=True)
 class Rules:
-    """The rule options of one Battle Sheep game.
+    """The rule options of one Battle Sheep game (the readings behind them: READINGS.md).
 
-    * ``num_players`` - 2..4 (Part B 4.3).
+    * ``num_players`` - 2..4.
     * ``tiles_per_player`` - 4 in the box (R14/RML: 8, 12, 16 tiles for 2, 3, 4).
     * ``stack_size`` - sheep per player, 16 in the box.
-    * ``start_zone`` - A-X1: ``outer_perimeter`` (default: only hexes touching the
+    * ``start_zone`` - ``outer_perimeter`` (default: only hexes touching the
       unbounded outside) or ``any_edge`` (rims of holes count too).
-    * ``no_move`` - A-X3: ``skip`` (default: a blocked player is skipped, the game ends
+    * ``no_move`` - ``skip`` (default: a blocked player is skipped, the game ends
       when nobody can move), ``game_ends_now`` (the game ends as soon as the player
       whose turn it is cannot move) or ``player_loses`` (original Splits: that player
       loses; meant for 2 players).
-    * ``final_tie`` - A-X2: ``shared`` (default) or ``second_largest_herd``.
-    * ``placement_order`` - A-X7: ``clockwise_from_first`` (default) or ``reverse``.
+    * ``final_tie`` - ``shared`` (default) or ``second_largest_herd``.
+    * ``placement_order`` - ``clockwise_from_first`` (default) or ``reverse``.
     """
 
     num_players: int
@@ -110,7 +110,7 @@ class Rules:
         return self.num_players * self.tiles_per_player
 
     def placement_seats(self) -> list[int]:
-        """The order in which seats put down their starting stack (A-X7)."""
+        """The order in which seats put down their starting stack."""
         seats = list(range(self.num_players))
         return seats if self.placement_order == "clockwise_from_first" else seats[::-1]
 
@@ -184,9 +184,9 @@ def _legal_tiles(pasture: frozenset) -> list[tuple[Hex, ...]]:
     * First tile: one of the 3 orientations with its (0,0) hex at the origin
       (our decision, so that boards are comparable and there are exactly 3 first moves).
     * Later tiles: any translation of any orientation that does not overlap the
-      pasture (Part B 4.4.2, "Tiles may not overlap") and shares at least one hex
-      edge with it (RML, BGA: "must touch ... along at least one side"). On a hex
-      grid, sharing an edge is the same as being neighbours. Holes are allowed.
+      pasture and shares at least one hex edge with it (RML, BGA: "must touch ...
+      along at least one side"). On a hex grid, sharing an edge is the same as being
+      neighbours. Holes are allowed.
     """
     if not pasture:
         return sorted(tuple(sorted(shape)) for shape in TILE_SHAPES)
@@ -243,10 +243,10 @@ def eligible_start_hexes(game: Game) -> list[Hex]:
     """Unoccupied hexes where a starting stack may be put, sorted by (q, r).
 
     RML/BGA: on the OUTSIDE border of the pasture.
-    A-X1 ``outer_perimeter``: one of the hex's 6 neighbour positions is not pasture
-    and that position is connected to the unbounded outside (the rim of an enclosed
-    hole does not count, justpushstart). ``any_edge``: any hex with a non-pasture
-    neighbour position.
+    ``outer_perimeter`` (the default): one of the hex's 6 neighbour positions is not
+    pasture and that position is connected to the unbounded outside (the rim of an
+    enclosed hole does not count, justpushstart). ``any_edge``: any hex with a
+    non-pasture neighbour position.
     """
     pasture = game.pasture
     if not pasture:
@@ -265,14 +265,14 @@ def eligible_start_hexes(game: Game) -> list[Hex]:
 
 
 def _is_free(game: Game, h: Hex) -> bool:
-    """Empty pasture: on the board and no stack on it (one stack per hex, Part B 4.5.5)."""
+    """Empty pasture: on the board and no stack on it (one stack per hex)."""
     return h in game.pasture and h not in game.stacks
 
 
 def _slide_end(game: Game, start: Hex, d: Hex) -> Optional[Hex]:
     """Where a stack split off at ``start`` lands when sent in direction ``d``.
 
-    Part B 4.5.3: the new stack moves in a straight line as far as it can and stops
+    Rules: the new stack moves in a straight line as far as it can and stops
     on the LAST empty pasture hex before a hex holding any stack (own or opponent's)
     or a missing hex (board edge, gap or hole). It may not jump and must move at
     least one hex, so ``None`` if the first hex is not free.
@@ -289,7 +289,7 @@ def _split_moves(game: Game, seat: int) -> list[dict]:
     """All moves of ``seat``: (stack, direction, count) triples, in the order
     stack by (q, r), then DIRECTIONS order, then count ascending.
 
-    Part B 4.5: choose an own stack of height h >= 2, leave at least one sheep and
+    Rules: choose an own stack of height h >= 2, leave at least one sheep and
     move n = 1..h-1 sheep; the destination is fixed by the direction.
     """
     moves = []
@@ -309,8 +309,7 @@ def _split_moves(game: Game, seat: int) -> list[dict]:
 def can_move(game: Game, seat: int) -> bool:
     """True if ``seat`` has at least one legal split move.
 
-    A stack is blocked when its height is 1 or none of its 6 neighbours is empty
-    pasture (Part B 4.5, engine consequences).
+    A stack is blocked when its height is 1 or none of its 6 neighbours is empty pasture.
     """
     for h, (owner, height) in game.stacks.items():
         if owner == seat and height >= 2 and any(_is_free(game, n) for n in _neighbours(h)):
@@ -324,9 +323,9 @@ def _hand_over(game: Game, first_candidate: int) -> tuple[str, Optional[int], in
     ``first_candidate`` is the seat whose turn it is in plain clockwise order (the
     mover's successor, or seat 0 at the start of the move phase).
 
-    * ``skip`` (A-X3 default, R14/ludorium): blocked seats are skipped; walk clockwise
-      from ``first_candidate`` through all seats (the mover itself comes last) and
-      give the turn to the first seat that can move. Nobody can move -> over.
+    * ``skip`` (the default; R14 and the ludorium review): blocked seats are skipped;
+      walk clockwise from ``first_candidate`` through all seats (the mover itself comes
+      last) and give the turn to the first seat that can move. Nobody can move -> over.
     * ``game_ends_now`` (Tuupertunut): if ``first_candidate`` cannot move, the game
       is over right away.
     * ``player_loses`` (Splits): as ``game_ends_now``, and that seat loses.
@@ -351,7 +350,7 @@ def _hand_over(game: Game, first_candidate: int) -> tuple[str, Optional[int], in
 
 
 def new_game(rules: Rules) -> Game:
-    """An empty board in the build phase with seat 0 to act (Part A: seat 0 first)."""
+    """An empty board in the build phase with seat 0 to act (seat 0 always acts first)."""
     return Game(
         rules=rules,
         pasture=frozenset(),
@@ -417,7 +416,7 @@ def play(game: Game, move: dict) -> Game:
             # Clockwise, one tile at a time: tile k is placed by seat k % P (RML, BGA).
             phase, to_move = "build", placed % p
         else:
-            # Building done: starting stacks, in the order of A-X7.
+            # Building done: starting stacks, in the order of option placement_order.
             phase, to_move = "place", rules.placement_seats()[0]
         return Game(rules, pasture, dict(game.stacks), tiles, placed, phase, to_move)
 
@@ -430,7 +429,7 @@ def play(game: Game, move: dict) -> Game:
         if done < p:
             return Game(rules, game.pasture, stacks, game.tiles, game.tiles_placed, "place", order[done])
         base = Game(rules, game.pasture, stacks, game.tiles, game.tiles_placed, "move", None)
-        # Move phase: seat 0 moves first (Part A), subject to the no-move rule.
+        # Move phase: seat 0 moves first (as in every phase), subject to the no-move rule.
         phase, to_move, loser = _hand_over(base, 0)
         return Game(rules, game.pasture, stacks, game.tiles, game.tiles_placed, phase, to_move, loser)
 
@@ -473,7 +472,7 @@ def _rank(game: Game, seats: list[int], scores: list[int], herds: list[list[int]
     """The seats that come out on top among ``seats`` (one seat = a single winner).
 
     R14: most occupied hexes wins; among tied seats, the largest herd wins.
-    A-X2: still tied -> ``shared`` stops here; ``second_largest_herd`` compares the
+    Still tied -> ``shared`` stops here; ``second_largest_herd`` compares the
     second-largest herd (0 if the seat has only one herd).
     """
     best = max(scores[s] for s in seats)
@@ -569,7 +568,7 @@ def standing(game: Game) -> list[float]:
 
 
 def to_position(game: Game) -> dict:
-    """The Part A JSON position of this state.
+    """The JSON position of this state (README.md, "Battle Sheep positions").
 
     ``cells`` lists every pasture hex once, sorted by (q, r); ``tiles`` lists the
     tiles in placement order (omitted if the tile list is unknown).
@@ -594,7 +593,7 @@ def to_position(game: Game) -> dict:
 
 
 def from_position(position: dict, rules: Rules) -> Game:
-    """Build a Game from a Part A JSON position (assumed valid).
+    """Build a Game from a JSON position (the README's format, assumed valid).
 
     Without "tiles", ``len(cells) // 4`` tiles count as placed. The position does not
     record who lost under ``player_loses``; for an "over" position we infer it as the
@@ -623,7 +622,7 @@ def from_position(position: dict, rules: Rules) -> Game:
 
 
 def random_move(game: Game, rng: random.Random) -> dict:
-    """The uniform random policy of Part A.
+    """The uniform random policy, defined exactly.
 
     Build: the first tile is one of the 3 orientations at the origin; later tiles are
     uniform over the distinct legal resulting hex sets. Place: uniform over eligible

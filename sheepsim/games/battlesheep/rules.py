@@ -1,4 +1,4 @@
-"""Battle Sheep rule options (RULES-DOSSIER Part A "Battle Sheep", Part B 5.4).
+"""Battle Sheep rule options (defaults and alternatives: READINGS.md in this folder).
 
 Every option is shown by `sheepsim rules battlesheep` with its default and allowed
 values; `to_array()` packs them for the kernels in the order of the R_* constants.

@@ -1,4 +1,4 @@
-"""Battle Sheep: the trace text of one game (DESIGN 2, `trace`).
+"""Battle Sheep: the trace text of one game (the GameSpec's `trace`).
 
 `_replay` plays the game and returns its action log; everything below it only reads
 that log and the positions it leads to.

@@ -247,7 +247,7 @@ def zoo_cards(s, p):
 
 @njit(cache=True, inline="always")
 def magpie_triggers(s, placer, kind):
-    """Does placing `kind` make the Magpie enter play (Part B 1.6)?
+    """Does placing `kind` make the Magpie enter play?
 
     Either the placer's 3rd distinct species (a species new to that zoo), or a
     species already in another player's zoo. Jokers never trigger it.
@@ -480,7 +480,7 @@ def _back_to_drawing(s):
 
 @njit(cache=True, inline="always")
 def _resolve(s, rules, source, kind):
-    """Effect of a card just drawn blindly from `source` (Part B 1.6)."""
+    """Effect of a card just drawn blindly from `source` (only a blind draw sets it off)."""
     if kind >= ANIMAL:
         return          # most draws: an animal just stays on the table
     a = s[H_ACTIVE]
@@ -669,7 +669,7 @@ def step(s, rules, aux, action, outcome):
     apply(s, rules, action[0], action[1], action[2], outcome)
 
 
-# --- hidden information and standing: determinize, progress (DESIGN sections 2 and 9) --
+# --- hidden information and standing: determinize, progress (games/driver.py) ---------
 #
 # What seat o may know (policies.py): its own HAND row, every public slot (header, SIZE,
 # ZOO, JOKER_AS, ASIDE, TABLE, the pile size) and the KNOWN rows it observes,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import random
 from typing import Any
 
@@ -235,4 +237,6 @@ GAME = GameSpec(
     play=P.KERNELS, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("threshold:k=7", "random"),
+    hidden=True, luck=True,
+    readings=Path(__file__).with_name("READINGS.md"),
 )

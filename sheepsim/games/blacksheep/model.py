@@ -2,7 +2,7 @@
 
 This module holds only names and numbers (card kinds, phases, decision codes, the
 setup table); each engine implements the rules on its own, so the differential tests
-compare two independent readings of RULES-DOSSIER Part A / Part B section 1.
+compare two independent readings of the rules and of READINGS.md.
 
 Card kinds (a hand is a vector of counts per kind):
 
@@ -68,8 +68,8 @@ DECISION_NAMES = ("stop", "draw", "eagle_skip", "eagle_ask", "mole_none", "mole_
                   "magpie_take", "white_none", "white_place", "mother_skip", "mother_take", "place_done",
                   "place")
 
-# setup by player count (Part B 1.3): species used, animals dealt, Eagles, Moles,
-# hand limit (= starting hand), triplets to win
+# setup by player count (the published setup table): species used, animals dealt,
+# Eagles, Moles, hand limit (= starting hand), triplets to win
 SETUP = {
     2: dict(species=12, dealt=6, eagles=1, moles=1, hand_limit=8, triplets=5),
     3: dict(species=12, dealt=5, eagles=2, moles=1, hand_limit=7, triplets=4),

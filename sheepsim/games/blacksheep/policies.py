@@ -1,6 +1,6 @@
 """Bye-Bye Black Sheep policies (@njit) and the built-in dispatcher.
 
-Signature (DESIGN section 4): policy(s, rules, aux, seat, params, rng, buf) -> (code, a, b),
+Signature (sheepsim/ARCHITECTURE.md, "Adding things"): policy(s, rules, aux, seat, params, rng, buf) -> (code, a, b),
 a legal decision (model.py) for `seat`, the actor. Hidden information: a policy may
 read only what its seat may know: its own HAND row, SIZE, ZOO, JOKER_AS, TABLE, the
 pile size, the header, and its own KNOWN rows (what public events and Mole looks

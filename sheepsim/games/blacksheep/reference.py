@@ -1,8 +1,8 @@
 """Bye-Bye Black Sheep: a readable pure-Python reference engine (the test oracle).
 
-This engine is written independently of the fast kernel, from RULES-DOSSIER Part A
-("Bye-Bye Black Sheep"), Part B sections 1 and 5.1, and the house decisions listed
-where the rulebook is silent. It favours clarity over speed: every rule is one small
+This engine is written independently of the fast kernel, from the published rules and
+the readings sheepsim takes where the rulebook is silent or ambiguous (READINGS.md in
+this folder, `sheepsim rules blacksheep --readings`). It favours clarity over speed: every rule is one small
 function with a comment citing the rule it implements.
 
 Vocabulary (rulebook names):
@@ -116,25 +116,25 @@ _CHOICES = {
 
 @dataclass(frozen=True)
 class Rules:
-    """Rule options (dossier Part A; alternatives from Part B section 5.1)."""
+    """Rule options: defaults are sheepsim's readings, the alternatives the other readings (READINGS.md)."""
 
     num_players: int                       # 2..5
-    zoo_limit_basis: str = "table_cards"   # A-B2: what N counts ("blind_draws": blind draws only)
-    magpie_entry: str = "trigger_hand"     # A-B3: where the entering Magpie goes
-    magpie_can_break_triplet: bool = True  # A-B4
-    zoo_max_per_species: int = 0           # A-B5: 0 = no limit, or 3
-    refill: str = "others"                 # A-B6: "others" | "all" (active player last)
-    wolf_return: str = "before_refill"     # A-B7
-    must_draw_first: bool = False          # A-B1 (False: stopping before any draw is allowed)
-    turn_cap: int = 500                    # A-B8
-    cap_resolution: str = "draw"           # A-B8: "draw" | "most_triplets"
-    wolf: bool = False                     # A-B9/10 optional cards, one each
+    zoo_limit_basis: str = "table_cards"   # what N counts ("blind_draws": blind draws only)
+    magpie_entry: str = "trigger_hand"     # where the entering Magpie goes
+    magpie_can_break_triplet: bool = True  # the Magpie may take a card out of a triplet
+    zoo_max_per_species: int = 0           # 0 = no limit, or 3
+    refill: str = "others"                 # "others" | "all" (active player last)
+    wolf_return: str = "before_refill"     # Wolf set-aside cards return before the refill
+    must_draw_first: bool = False          # False: stopping before any draw is allowed
+    turn_cap: int = 500                    # a game still running after this many turns is capped
+    cap_resolution: str = "draw"           # a capped game: "draw" | "most_triplets"
+    wolf: bool = False                     # optional cards, one each, all off by default
     white_sheep: bool = False
     mother_sheep: bool = False
     joker: bool = False
-    optional_card_setup: str = "into_animal_deck"   # A-B9
-    eagle_accepts_joker: bool = False      # A-B11
-    mole_can_take_joker: bool = True       # A-B11
+    optional_card_setup: str = "into_animal_deck"   # where enabled optional cards start
+    eagle_accepts_joker: bool = False      # the Joker does not answer an Eagle
+    mole_can_take_joker: bool = True       # the Mole may take the Joker
     hand_limit: int = 0                    # 0 = by player count (SETUP table)
     triplets_to_win: int = 0               # 0 = by player count
 
@@ -172,7 +172,7 @@ class Rules:
 
 
 def full_deck(rules: Rules) -> list[int]:
-    """Count per kind of every card in play for this setup (Part B 1.3), incl. the Magpie."""
+    """Count per kind of every card in play for this setup (SETUP, by player count), incl. the Magpie."""
     setup = SETUP[rules.num_players]
     counts = [0] * NKINDS
     counts[BLACK] = rules.num_players
@@ -314,7 +314,7 @@ def new_game(rules: Rules, hands, pile, *, zoos=None, joker_species=None,
 
 
 def deal(rules: Rules, rng: random.Random) -> Game:
-    """Shuffle and deal a new game (Part B 1.3/1.4 and Part A A-B9).
+    """Shuffle and deal a new game (READINGS.md, "Where the optional cards start").
 
     1. The animal deck is species 1..S x 4; enabled optional cards go into it first
        ("into_animal_deck") - then it is shuffled.
@@ -373,7 +373,7 @@ def _opponents(game: Game, seat: int) -> list[int]:
 
 
 def _species_count(game: Game, seat: int, s: int) -> int:
-    """Cards of species s in a zoo, a Joker bound to s included (Part B 1.7)."""
+    """Cards of species s in a zoo, a Joker bound to s included."""
     zoo = game.zoos[seat]
     return zoo[animal(s)] + (1 if zoo[JOKER] and game.joker_species[seat] == s else 0)
 
@@ -384,7 +384,7 @@ def triplets(game: Game, seat: int) -> int:
 
 
 def _zoo_allows(game: Game, seat: int, s: int) -> bool:
-    """zoo_max_per_species=3 (A-B5 option) forbids a species that already has 3 cards."""
+    """zoo_max_per_species=3 (an option; by default a 4th card may go in) forbids a species that already has 3 cards."""
     return game.rules.zoo_max_per_species == 0 or _species_count(game, seat, s) < game.rules.zoo_max_per_species
 
 
@@ -392,7 +392,7 @@ def _placements(game: Game, seat: int, code: int) -> list[tuple]:
     """(code, kind, species) for every card of `seat`'s hand that may go to the zoo.
 
     Only animal cards (and the Joker, bound to any species s) may enter a zoo;
-    special cards never do (Part B 1.5 step 3).
+    special cards never do.
     """
     hand = game.hands[seat]
     out = []
@@ -417,9 +417,9 @@ def _legal(game: Game) -> list[tuple]:
     if ph == OVER:
         return []
     if ph == DRAW:
-        # Draw loop (Part B 1.5 step 1): draw blindly from any opponent, or stop.
+        # Draw loop: draw blindly from any opponent, or stop.
         draws = [(DRAW_FROM, o, 0) for o in _opponents(game, A) if sum(game.hands[o])]
-        # A-B1: stopping before any draw is allowed unless must_draw_first
+        # stopping before any draw is allowed unless must_draw_first
         # (still allowed if, in a hand-built position, nobody can be drawn from).
         may_stop = not (rules.must_draw_first and game.draws == 0 and draws)
         return ([(STOP, 0, 0)] if may_stop else []) + draws
@@ -427,7 +427,7 @@ def _legal(game: Game) -> list[tuple]:
         # Eagle: optional; name any opponent and one species in play.
         return [(EAGLE_SKIP, 0, 0)] + [(EAGLE_ASK, o, s) for o in _opponents(game, A) for s in range(1, S + 1)]
     if ph == MOLE_PHASE:
-        # Mole: take one animal card (the Joker by option A-B11) from the hand it came from.
+        # Mole: take one animal card (the Joker too, unless mole_can_take_joker is off) from the hand it came from.
         hand = game.hands[game.source]
         out = [(MOLE_NONE, 0, 0)]
         if hand[JOKER] and rules.mole_can_take_joker:
@@ -435,7 +435,7 @@ def _legal(game: Game) -> list[tuple]:
         out += [(MOLE_TAKE, animal(s), 0) for s in range(1, S + 1) if hand[animal(s)]]
         return out
     if ph == MAGPIE_PHASE:
-        # Magpie: take one card from any opponent's zoo (A-B4: maybe not from a triplet).
+        # Magpie: take one card from any opponent's zoo (with magpie_can_break_triplet off, not from a triplet).
         out = [(MAGPIE_NONE, 0, 0)]
         for o in _opponents(game, A):
             zoo = game.zoos[o]
@@ -465,7 +465,7 @@ def _legal(game: Game) -> list[tuple]:
 def draw_probabilities(game: Game, opponent: int) -> dict[int, float]:
     """kind -> probability that a blind draw from `opponent` yields that kind.
 
-    A blind draw takes a card uniformly at random (Part B 1.5), so this is
+    A blind draw takes a card uniformly at random, so this is
     count / hand size for every kind the opponent holds.
     """
     hand = game.hands[opponent]
@@ -474,7 +474,7 @@ def draw_probabilities(game: Game, opponent: int) -> dict[int, float]:
 
 
 def _magpie_enters(game: Game, placer: int, kind: int, s: int) -> bool:
-    """Magpie entry check (Part B 1.6), evaluated for a placement before it is made.
+    """Magpie entry check, evaluated for a placement before it is made.
 
     Only while the Magpie is still beside the pile; a Joker never triggers it (it is not
     a species for condition (i), and we apply the same to (ii)). A placement of species
@@ -601,7 +601,7 @@ def _back_to_draw(g: Game) -> None:
 
 
 def _blind_draw(g: Game, opponent: int, kind: int) -> None:
-    """Blind draw from `opponent` (Part B 1.5/1.6): the card goes to the table, resolve it."""
+    """Blind draw from `opponent`: the card goes to the table, resolve it."""
     A = g.active
     _lose(g, opponent, kind)        # the card drawn is seen by all
     g.table.append(kind)
@@ -660,8 +660,8 @@ def _table_to_hand(g: Game, seat: int) -> int:
 
 
 def _stop(g: Game) -> None:
-    """Voluntary stop or failed Eagle (Part B 1.5 step 3, A-B2): take the table, then
-    place up to N - 2 animal cards from the whole hand into the zoo."""
+    """Voluntary stop or failed Eagle: take the table, then place up to N - 2 animal cards
+    from the whole hand into the zoo (N: by default the cards just taken from the table)."""
     taken = _table_to_hand(g, g.active)
     n = taken if g.rules.zoo_limit_basis == "table_cards" else g.draws
     g.limit = max(0, n - 2)
@@ -671,16 +671,16 @@ def _stop(g: Game) -> None:
 
 def _place(g: Game, placer: int, kind: int, s: int, chance: int | None) -> bool:
     """Move one card from `placer`'s hand to their zoo, then the Magpie entry check,
-    then the win check (Part B 1.5 step 6). Returns True if the placer has won."""
+    then the win check. Returns True if the placer has won."""
     enters = _magpie_enters(g, placer, kind, s)
     _lose(g, placer, kind)
     g.zoos[placer][kind] += 1
     if kind == JOKER:
-        g.joker_species[placer] = s      # A-B11: the Joker is bound when placed
+        g.joker_species[placer] = s      # the Joker is bound to one species when placed
     if enters:
         g.magpie_in_play = True
         if g.rules.magpie_entry == "trigger_hand":
-            _receive_public(g, placer, MAGPIE)    # A-B3: into the placer's hand, face up
+            _receive_public(g, placer, MAGPIE)    # into the placer's hand, face up
         else:
             g.pile.insert(chance, MAGPIE)         # option: shuffled into the draw pile
     if triplets(g, placer) >= g.rules.effective_triplets_to_win:
@@ -699,8 +699,8 @@ def _refill(g: Game, seat: int) -> None:
 
 
 def _end_turn(g: Game) -> None:
-    """End of turn (Part B 1.5 step 5): Wolf set-aside cards return (A-B7 order), refill
-    clockwise from the next player (A-B6), then the turn cap (A-B8) or the next seat."""
+    """End of turn: Wolf set-aside cards return (before or after the refill, by option wolf_return),
+    refill clockwise from the next player, then the turn cap or the next seat."""
     n, A = g.num_players, g.active
 
     def wolf_return():
@@ -736,7 +736,7 @@ def _end_turn(g: Game) -> None:
 
 
 def _cap_winner(g: Game) -> int:
-    """A-B8 turn cap: a draw, or the single player with most triplets, then most zoo
+    """The turn cap: a draw, or the single player with most triplets, then most zoo
     cards among those tied; still tied: draw."""
     if g.rules.cap_resolution == "draw":
         return -1

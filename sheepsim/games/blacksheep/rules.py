@@ -1,4 +1,4 @@
-"""Bye-Bye Black Sheep rule options (RULES-DOSSIER Part A, Part B 5.1).
+"""Bye-Bye Black Sheep rule options (defaults and alternatives: READINGS.md in this folder).
 
 `sheepsim rules blacksheep` lists them; `to_array()` packs them for the kernels in the
 order of the R_* constants (choice options as the index of the choice).

@@ -1,4 +1,4 @@
-"""Bye-Bye Black Sheep: the trace text of one game (DESIGN 2, `trace`).
+"""Bye-Bye Black Sheep: the trace text of one game (the GameSpec's `trace`).
 
 `_replay` plays the game and returns its decision log; everything below it only
 reads that log and the states it leads to (`_states`: the kernel's own `deal` and

@@ -1,13 +1,14 @@
 """Bobby Sitter: the public wrapper (validate and convert in Python, compute in kernels).
 
 No card distribution was found: the default deck and the built-in player profiles
-are ASSUMPTIONS (RULES-DOSSIER Part A), exposed as options and parameters so a
-designer can change them.
+are ASSUMPTIONS (READINGS.md, "The deck" and "Who is fastest"), exposed as options and
+parameters so a designer can change them.
 """
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -137,4 +138,6 @@ GAME = GameSpec(
     bench_workload="every seat the assumed adult profile, complete games (deck: the assumed default)",
     play=P, compile_seconds=35, end_conditions=END_CONDITIONS, end_condition=end_condition,
     skill_policies=("adult", "child"),
+    simultaneous=True, luck=True,
+    readings=Path(__file__).with_name("READINGS.md"),
 )

@@ -1,15 +1,15 @@
 """Bobby Sitter: the game model shared by the kernel and the reference engine.
 
 Names, numbers and the specification both engines follow; each engine implements the
-rules on its own, so the differential tests compare two independent readings of
-RULES-DOSSIER Part A ("Bobby Sitter") and Part B section 3. "Ruling" marks a decision
-taken where the dossier is silent.
+rules on its own, so the differential tests compare two independent readings of the
+rules and of READINGS.md (this folder). "Ruling" marks a decision taken where no
+source settles the question.
 
 Cards
 -----
 A card shows ``sheep`` (0..9 sheep), ``wolf`` (a visible wolf) and ``hidden_wolf``
 (a wolf hidden in the picture). Card id = index in the deck. Its CLASS decides the
-reaction it calls for (Part B 3.5, A-S1):
+reaction it calls for (READINGS.md, "A visible wolf with sheep"):
 
     WOLF    a visible wolf (with or without sheep; option ``wolf_with_sheep=sheep``
             makes a visible wolf WITH sheep a SHEEP card instead)     -> grab a BOBBY
@@ -19,8 +19,8 @@ reaction it calls for (Part B 3.5, A-S1):
 
 A card with both a visible and a hidden wolf is rejected (contradictory).
 
-ASSUMPTION (A-S0, no card distribution was found): the default deck is 56 cards,
-generated from the counts-by-kind options, in this order of card ids:
+ASSUMPTION (no card distribution was found; READINGS.md, "The deck"): the default
+deck is 56 cards, generated from the counts-by-kind options, in this order of card ids:
 ``wolf_cards`` (10) visible wolf alone, ``wolf_sheep_cards`` (4) visible wolf with
 1 sheep, ``sheep_cards`` (24) sheep only with 1, 2, 3, 1, 2, 3, ... sheep (8 of each by
 default), ``hidden_wolf_cards`` (10) 1 sheep + hidden wolf, ``empty_cards`` (8).
@@ -41,10 +41,11 @@ Stack
 ``stack_mode=shared`` (default): every card id is shuffled into one STACK (top first);
 flipped cards go to a discard pile; before a flip with an empty stack, the whole deck
 (the discard) is shuffled into a new stack (a "reshuffle").
-``stack_mode=per_player`` (A-S6): the shuffled deck is dealt round-robin, card k of
-the order to seat k % players (each personal stack top first, in dealing order); a
-player flips from their own stack, their flipped cards go to their own discard, and
-before a flip with an empty own stack that discard is shuffled into a new own stack.
+``stack_mode=per_player`` (the rulebook's variant): the shuffled deck is dealt
+round-robin, card k of the order to seat k % players (each personal stack top first, in
+dealing order); a player flips from their own stack, their flipped cards go to their
+own discard, and before a flip with an empty own stack that discard is shuffled into a
+new own stack.
 An eliminated player's cards leave play. per_player needs a deck of at least
 ``players`` cards.
 
@@ -65,13 +66,13 @@ Resolution, with loss[s] the tokens seat s loses and all of it simultaneous:
 
 * WOLF card: the seats that grabbed BOBBY take the BOBBY counters in reaction order
   while counters last; a BOBBY grabber left without one loses 1. A seat that grabbed
-  SHEEP (wrong counter, A-S2) loses ``wrong_counter_penalty`` (1) and, holding no
+  SHEEP (wrong counter) loses ``wrong_counter_penalty`` (1) and, holding no
   BOBBY, also 1 for that. A seat that did not react (possible only with user models)
   loses 1 (it holds no BOBBY).
 * SHEEP card: the first seat in reaction order that grabbed SHEEP gains 1 token from
-  the stock (``empty_stock=no_gain`` (A-S5): nothing if the stock is empty;
+  the stock (``empty_stock=no_gain``: nothing if the stock is empty;
   ``unlimited_tokens``: it gains anyway). Other SHEEP grabbers lose
-  ``sheep_race_loser_penalty`` (0, A-S3). BOBBY grabbers lose ``wrong_counter_penalty``.
+  ``sheep_race_loser_penalty`` (0). BOBBY grabbers lose ``wrong_counter_penalty``.
 * EMPTY or HIDDEN card: every seat that reacted (any grab) loses 1.
 * ``max_loss_per_card`` (``one`` default, or ``unlimited``) caps loss[s] at 1; nobody
   loses more tokens than they hold. Lost tokens go to the stock. Ruling: the SHEEP
@@ -81,10 +82,10 @@ Resolution, with loss[s] the tokens seat s loses and all of it simultaneous:
 Then: every active seat left with 0 tokens is ELIMINATED (one BOBBY counter removed
 each). Then, in order:
 1. a seat with tokens >= ``target_tokens`` wins (only the sheep gainer can be one);
-2. no active seat left (all remaining players eliminated together, A-S4): a draw;
-3. one active seat left and ``last_standing_wins=yes`` (A-S4): it wins (with ``no``
+2. no active seat left (all remaining players eliminated together): a draw;
+3. one active seat left and ``last_standing_wins=yes``: it wins (with ``no``
    it flips alone until it reaches the target or the cap);
-4. ``flip_cap`` (2000) flips made (A-S7): ``cap_resolution=most_tokens``: the active
+4. ``flip_cap`` (2000) flips made: ``cap_resolution=most_tokens``: the active
    seat with the most tokens wins, a tie for most is a draw; ``draw``: a draw.
 Otherwise the next flipper flips.
 
@@ -101,11 +102,12 @@ u_wrong (uniform [0,1)), z (standard normal). Then:
 * EMPTY/HIDDEN card: it reacts if u_react < p (p_false_empty / p_false_hidden); the
   counter it reaches for is SHEEP if the card shows sheep, else BOBBY (no effect on
   the outcome: any reaction costs 1).
-* time_ms = median_ms * exp(spread * z), minus ``flipper_reaction_bonus_ms`` (0,
-  A-S8) for the flipper, never below 0.
+* time_ms = median_ms * exp(spread * z), minus ``flipper_reaction_bonus_ms`` (0) for
+  the flipper, never below 0.
 
-ASSUMPTIONS (Part A, no data): adult 450 ms, 0.25, 0.05, 0.15, 0.03; child 500 ms,
-0.30, 0.07, 0.20, 0.04; young_child 650 ms, 0.35, 0.10, 0.30, 0.06.
+ASSUMPTIONS (no data was found; READINGS.md, "Who is fastest"): adult 450 ms, 0.25,
+0.05, 0.15, 0.03; child 500 ms, 0.30, 0.07, 0.20, 0.04; young_child 650 ms, 0.35, 0.10,
+0.30, 0.06.
 
 Results
 -------
@@ -130,7 +132,7 @@ DEFAULT_COUNTS = {"wolf_cards": 10, "wolf_sheep_cards": 4, "sheep_cards": 24, "h
 MAX_CARDS = 1000
 MAX_SHEEP = 3          # sheep on one card: the rulebook's cards show 1 to 3 (0 on wolf and empty cards)
 
-# name: (median_ms, spread, p_false_empty, p_false_hidden, p_wrong_counter) -- ASSUMPTIONS (Part A)
+# name: (median_ms, spread, p_false_empty, p_false_hidden, p_wrong_counter) -- ASSUMPTIONS (no data was found)
 PROFILE_PARAMS = ("median_ms", "spread", "p_false_empty", "p_false_hidden", "p_wrong_counter")
 PROFILES = {
     "adult": (450.0, 0.25, 0.05, 0.15, 0.03),

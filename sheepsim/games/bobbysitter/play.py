@@ -5,7 +5,7 @@ per-flip loop (`play_game`): a flip is chance (the deck), then every active seat
 player model reacts at once, then the rules resolve the flip. The rest is the driver's
 (games/driver.py): streams, seat rotation, blocks over threads, faults.
 
-Random streams of game g (rng.py), tied to sources of chance (ANALYSIS-GUIDE rule 2):
+Random streams of game g (rng.py), tied to sources of chance (the randomness contract, ARCHITECTURE.md):
 
     stream 0        the deck: the initial shuffle and every reshuffle
     stream 1 + q    seat q's reactions (its player model draws from it every flip)
@@ -57,7 +57,7 @@ def react_all(choose, user, s, rules, code, slot_ids, slot_params, seat_slot, rn
                     grab[q] = g
                     return q
             grab[q] = g
-            # the flipper bonus is a rule (A-S8), applied the same for every model
+            # the flipper bonus is a rule option, applied the same for every model
             times[q] = max(0.0, t - rules[R_FLIPPER_BONUS]) if q == f else t
     return -1
 

@@ -1,14 +1,14 @@
 """Bobby Sitter: a readable pure-Python reference engine (the test oracle).
 
-Written independently of the fast kernel, from RULES-DOSSIER Part A ("Bobby Sitter"),
-Part B sections 3 and 5.3, and the specification in the docstring of
-``sheepsim.games.bobbysitter.model`` (read it first: where the dossier is silent it
-holds the rulings). Clarity over speed; standard library only.
+Written independently of the fast kernel, from the rules, the readings in READINGS.md
+(this folder) and the specification in the docstring of
+``sheepsim.games.bobbysitter.model`` (read it first: where no source settles a question
+it holds the rulings). Clarity over speed; standard library only.
 
 Vocabulary (rulebook names):
 
 * **stack** - face-down cards, ``stack[0]`` is the top. One shared stack, or one per
-  seat with ``stack_mode="per_player"`` (A-S6).
+  seat with ``stack_mode="per_player"``.
 * **discard** - flipped cards in flip order, oldest first (same shape as the stacks).
 * **stock** - the tokens not held by any player.
 * **SHEEP counter** (one) and **BOBBY counters** (players - 1, one removed per
@@ -67,40 +67,40 @@ __all__ = [
     "to_dict",
 ]
 
-DEFAULT_START = 2   # Part B 3.4: each player gets 2 tokens
+DEFAULT_START = 2   # rules: each player gets 2 tokens
 
 # ---------------------------------------------------------------------------
 # Rules (options)
 # ---------------------------------------------------------------------------
 
-_CHOICES = {
-    "stack_mode": ("shared", "per_player"),           # A-S6
-    "wolf_with_sheep": ("wolf", "sheep"),              # A-S1
-    "max_loss_per_card": ("one", "unlimited"),         # A-S2
-    "empty_stock": ("no_gain", "unlimited_tokens"),    # A-S5
-    "cap_resolution": ("most_tokens", "draw"),         # A-S7
+_CHOICES = {       # the default first (each choice's reading: READINGS.md)
+    "stack_mode": ("shared", "per_player"),
+    "wolf_with_sheep": ("wolf", "sheep"),
+    "max_loss_per_card": ("one", "unlimited"),
+    "empty_stock": ("no_gain", "unlimited_tokens"),
+    "cap_resolution": ("most_tokens", "draw"),
 }
 
 
 @dataclass(frozen=True)
 class Rules:
-    """Rule options (dossier Part A; alternatives from Part B section 5.3)."""
+    """Rule options: defaults are sheepsim's readings, the alternatives the other readings (READINGS.md)."""
 
-    num_players: int                                          # 2..6 (Part B 3.3)
-    deck: tuple = tuple(generated_deck(DEFAULT_COUNTS))       # (sheep, wolf, hidden_wolf) by card id, A-S0
+    num_players: int                                          # 2..6 (5 BOBBY counters, one fewer than players)
+    deck: tuple = tuple(generated_deck(DEFAULT_COUNTS))       # (sheep, wolf, hidden_wolf) by card id, ASSUMED
     tokens: int = 25                                          # tokens in the box
-    start_tokens: tuple = ()                                  # per SEAT; () = 2 each (A-S9)
-    target_tokens: int = 5                                    # A-S9
-    stack_mode: str = "shared"                                # A-S6
-    wolf_with_sheep: str = "wolf"                             # A-S1
-    wrong_counter_penalty: int = 1                            # A-S2: 0 | 1
-    max_loss_per_card: str = "one"                            # A-S2
-    sheep_race_loser_penalty: int = 0                         # A-S3: 0 | 1
-    last_standing_wins: bool = True                           # A-S4
-    empty_stock: str = "no_gain"                              # A-S5
-    flip_cap: int = 2000                                      # A-S7
-    cap_resolution: str = "most_tokens"                       # A-S7
-    flipper_reaction_bonus_ms: float = 0.0                    # A-S8
+    start_tokens: tuple = ()                                  # per SEAT; () = 2 each
+    target_tokens: int = 5                                    # tokens to win
+    stack_mode: str = "shared"                                # or "per_player", the rulebook's variant
+    wolf_with_sheep: str = "wolf"                             # a visible wolf with sheep calls for BOBBY
+    wrong_counter_penalty: int = 1                            # 0 | 1
+    max_loss_per_card: str = "one"                            # at most 1 token lost per card
+    sheep_race_loser_penalty: int = 0                         # 0 | 1
+    last_standing_wins: bool = True                           # one player left wins
+    empty_stock: str = "no_gain"                              # an empty stock pays nothing
+    flip_cap: int = 2000                                      # a game still running after this many flips is capped
+    cap_resolution: str = "most_tokens"                       # a capped game: "most_tokens" | "draw"
+    flipper_reaction_bonus_ms: float = 0.0                    # ms off the flipper's reaction time
 
     def __post_init__(self):
         def need(ok: bool, msg: str) -> None:
@@ -244,7 +244,7 @@ class RandomChance(Chance):
                 grab = NONE
         time_ms = median * math.exp(spread * z)
         if is_flipper:
-            time_ms -= self.rules.flipper_reaction_bonus_ms      # A-S8
+            time_ms -= self.rules.flipper_reaction_bonus_ms      # an option, 0 by default
         return grab, max(0.0, time_ms)
 
 
@@ -326,7 +326,7 @@ class Game:
 
 
 def new_game(rules: Rules, chance: Chance) -> Game:
-    """Shuffle and set up (Part B 3.4; model "Stack")."""
+    """Shuffle and set up (model "Stack")."""
     if isinstance(chance, RandomChance) and chance.rules is None:
         chance.bind(rules)
     n = rules.num_players
@@ -338,7 +338,7 @@ def new_game(rules: Rules, chance: Chance) -> Game:
         stacks = [order]
         discards = [[]]
     else:
-        # A-S6: dealt round-robin, card k to seat k % players, each stack in dealing order
+        # per_player: dealt round-robin, card k to seat k % players, each stack in dealing order
         stacks = [order[s::n] for s in range(n)]
         discards = [[] for _ in range(n)]
     starts = start_tokens_of(rules)
@@ -391,7 +391,7 @@ def flip(game: Game, chance: Chance) -> dict:
     flipper = game.flipper
     pile = _pile_index(game, flipper)
 
-    # an empty stack is rebuilt from its discard before the flip (Part B 3.5; A-S6)
+    # an empty stack is rebuilt from its discard before the flip
     reshuffled = False
     if not game.stacks[pile]:
         cards = sorted(game.discards[pile])
@@ -431,7 +431,7 @@ def flip(game: Game, chance: Chance) -> dict:
         for s in reactions:
             grab = reactions[s][0]
             if grab == GRAB_SHEEP:
-                # A-S2: wrong counter, and holding no BOBBY
+                # wrong counter, and holding no BOBBY
                 loss[s] = rules.wrong_counter_penalty + 1
             elif s not in bobby_taken:
                 # the BOBBY grabber left without one, or a seat that did not react
@@ -440,20 +440,20 @@ def flip(game: Game, chance: Chance) -> dict:
         sheep_grabbers = [s for s in order if reactions[s][0] == GRAB_SHEEP]
         if sheep_grabbers:
             sheep_winner = sheep_grabbers[0]
-            # A-S5: the token comes from the stock as it is before this card's losses
+            # the token comes from the stock as it is before this card's losses
             if game.stock > 0 or rules.empty_stock == "unlimited_tokens":
                 gain[sheep_winner] = 1
             for s in sheep_grabbers[1:]:
-                loss[s] = rules.sheep_race_loser_penalty                # A-S3
+                loss[s] = rules.sheep_race_loser_penalty                # losing the race: free by default
         for s in order:
             if reactions[s][0] == GRAB_BOBBY:
-                loss[s] = rules.wrong_counter_penalty                   # A-S2
+                loss[s] = rules.wrong_counter_penalty                   # wrong counter
     else:
         # EMPTY or HIDDEN: nobody may react; every reaction costs 1
         for s in order:
             loss[s] = 1
 
-    # A-S2: at most 1 per card (option); never more than held. Lost tokens go to the stock.
+    # at most 1 per card (option); never more than held. Lost tokens go to the stock.
     for s in range(n):
         if rules.max_loss_per_card == "one":
             loss[s] = min(loss[s], 1)
@@ -474,7 +474,7 @@ def flip(game: Game, chance: Chance) -> dict:
             game.penalties[s] += loss[s]
         game.sheep_gains[s] += gain[s]
 
-    # elimination, one BOBBY counter removed each (Part B 3.6)
+    # elimination, one BOBBY counter removed each (rules)
     eliminated = [s for s in range(n) if game.active[s] and game.tokens[s] == 0]
     for s in eliminated:
         game.active[s] = False
@@ -506,11 +506,11 @@ def _check_end(game: Game) -> None:
     assert len(at_target) <= 1, "only the sheep gainer can reach the target"
     if at_target:                                           # 1. target reached
         game.winner, game.over = at_target[0], True
-    elif not alive:                                         # 2. all eliminated together (A-S4): draw
+    elif not alive:                                         # 2. all eliminated together: draw
         game.winner, game.over = -1, True
-    elif len(alive) == 1 and rules.last_standing_wins:      # 3. last standing (A-S4)
+    elif len(alive) == 1 and rules.last_standing_wins:      # 3. last standing
         game.winner, game.over = alive[0], True
-    elif game.flips >= rules.flip_cap:                      # 4. flip cap (A-S7)
+    elif game.flips >= rules.flip_cap:                      # 4. flip cap
         game.over = game.capped = True
         game.winner = -1
         if rules.cap_resolution == "most_tokens":

@@ -1,4 +1,4 @@
-"""Bobby Sitter rule options (RULES-DOSSIER Part A "Bobby Sitter", A-S0..A-S9; model.py).
+"""Bobby Sitter rule options (defaults and alternatives: READINGS.md in this folder; model.py).
 
 `to_array()` packs them for the kernels in the order of the R_* constants (choices as
 the index of the choice), then the starting tokens of each PLAYER (slot) at R_START.

@@ -1,4 +1,4 @@
-"""Bobby Sitter: the trace text of one game (DESIGN 2, `trace`).
+"""Bobby Sitter: the trace text of one game (the GameSpec's `trace`).
 
 `_replay` plays the game and returns its flip log; everything below it only reads
 that log and the states it leads to (`_flips`: the kernel's own `setup`, `draw_card`

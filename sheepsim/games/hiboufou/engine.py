@@ -97,7 +97,7 @@ def _space_masks(s, rules, deck, space):
             b = top_mask(s, deck, RIGHT)
     elif centre:
         a = top_mask(s, deck, CENTRE)
-    # A-H5: also match the covered card
+    # option match_covered_card: also match the covered card
     if here and rules[R_MATCH_COVERED] == 1:
         c = top_mask(s, deck, space)
     return a, b, c
@@ -138,9 +138,9 @@ def empty_set(s):
 
 @njit(cache=True, inline="always")
 def open_set(s, rules, union):
-    """The spaces the empty-space priority (A-H2) leaves open to a hand whose cards
-    fit the spaces `union`. fill_if_possible: only the empty ones while some card
-    fits one; strict: only the empty ones while any space is empty."""
+    """The spaces the empty-space priority (option empty_slot_priority) leaves open to a
+    hand whose cards fit the spaces `union`. fill_if_possible: only the empty ones while
+    some card fits one; strict: only the empty ones while any space is empty."""
     prio = rules[R_PRIORITY]
     empty = empty_set(s)
     if prio == FREE or empty == 0:
@@ -166,7 +166,7 @@ def hand_union(s, deck, seat, k):
 @njit(cache=True, inline="always")
 def legal_plays(s, rules, deck, seat, buf, start):
     """Write seat's legal (PLAY, card, space) rows to buf[start:], sorted by card then
-    space, after the empty-space priority (A-H2); return how many."""
+    space, after the empty-space priority; return how many."""
     k = row_masks(s, rules, deck)
     allowed = open_set(s, rules, hand_union(s, deck, seat, k))
     n = start
@@ -193,7 +193,7 @@ def can_play(s, rules, deck, seat):
 @njit(cache=True, inline="always")
 def closing_decision(s, rules, n):
     """What follows the actor's n legal plays in the decision list: END (after the
-    first card a seat may always stop; before it only without mandatory_play, A-H3),
+    first card a seat may always stop; before it only without mandatory_play),
     DRAW (nothing can be laid), or -1 (nothing)."""
     if s[H_LAID] > 0 or (n > 0 and rules[R_MANDATORY] == 0):
         return END
@@ -269,7 +269,7 @@ def _setup_from_pile(s, rules, deck, n):
     # 3 each, one at a time, clockwise from seat 0
     for k in range(HAND_SIZE * p):
         _insert(s, k % p, s[PILE + k])
-    first = CENTRE if rules[R_INITIAL_SLOT] == 0 else LEFT    # A-H1
+    first = CENTRE if rules[R_INITIAL_SLOT] == 0 else LEFT    # option initial_slot
     s[ROW + first * MC] = s[PILE + HAND_SIZE * p]
     s[ROWN + first] = 1
     # the rest, in order, is the draw pile (moved down: every source is above its target)
@@ -312,7 +312,7 @@ def deal(s, rules, deck, rng):
 
 @njit(cache=True)
 def _check_end(s, rules, deck):
-    """Part B 2.5: the draw pile is empty and no seat can play; else the turn cap."""
+    """Rules: the draw pile is empty and no seat can play; else the turn cap."""
     if s[H_PTOP] == s[H_PEND]:
         stuck = True
         for q in range(s[H_PLAYERS]):
@@ -373,7 +373,7 @@ def apply(s, rules, deck, code, a, b):
     elif code == END:
         _end_turn(s, rules, deck, True)
     else:
-        # forced draw: the top card, or a pass when the pile is empty (A-H6)
+        # forced draw: the top card, or a pass when the pile is empty
         s[H_STUCK] += 1
         if s[H_PTOP] < s[H_PEND]:
             _insert(s, seat, s[PILE + s[H_PTOP]])
@@ -386,7 +386,7 @@ def apply(s, rules, deck, code, a, b):
 @njit(cache=True)
 def outcome(s, rules, row):
     """Write the O_* columns of a finished game into `row` (int32[O_SIZE]).
-    Most captured cards wins; ties by option tiebreak (A-H7)."""
+    Most captured cards wins; ties by option tiebreak."""
     p = s[H_PLAYERS]
     best = -1
     for q in range(p):
@@ -469,7 +469,7 @@ def step(s, rules, deck, action, outcome):
 
 
 
-# --- hidden information and standing: determinize, progress (DESIGN sections 2 and 9) --
+# --- hidden information and standing: determinize, progress (games/driver.py) ---------
 #
 # What seat o may know (policies.py): its own hand, every face in the row, the
 # captured lists (each card was face up in the row), hand sizes, captured counts, the

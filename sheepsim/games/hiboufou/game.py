@@ -1,10 +1,10 @@
 """Hiboufou: the public wrapper (validate and convert in Python, compute in kernels).
 
 No component list of the real game was found: the default deck (6 colours, every pair
-of colours 4 times, 60 cards) is an ASSUMPTION (RULES-DOSSIER Part A), and the deck
-options and deck files (`--deck FILE`, a list of colour sets) exist so designers can
-explore others. A deck file travels as the start object {"deck": [[colour names], ...]},
-so the runner records it in every manifest.
+of colours 4 times, 60 cards) is an ASSUMPTION (READINGS.md, "The deck and the number
+of players"), and the deck options and deck files (`--deck FILE`, a list of colour
+sets) exist so designers can explore others. A deck file travels as the start object
+{"deck": [[colour names], ...]}, so the runner records it in every manifest.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def reference_search(rules, s: np.ndarray):
 
 
 
-END_CONDITIONS = ("pile empty, no one can play", "turn cap")     # Part B 2.5, or the cap
+END_CONDITIONS = ("pile empty, no one can play", "turn cap")     # the rules' end, or the cap
 
 GAME = GameSpec(
     name="hiboufou", title="Hiboufou", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
@@ -151,4 +151,6 @@ GAME = GameSpec(
     read_deck=read_deck, policy_help=POLICY_HELP,
     play=P.KERNELS, compile_seconds=75, end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("greedy", "random"),
+    hidden=True,
+    readings=Path(__file__).with_name("READINGS.md"),
 )

@@ -2,18 +2,19 @@
 
 This module holds names, numbers and two small input helpers (``parse_deck`` and
 ``check_deck_for_players``); each engine implements the rules on its own, so the
-differential tests compare two independent readings of RULES-DOSSIER Part A
-("Hiboufou") and Part B sections 2 and 5.2. Everything below is the specification
-both engines follow; "ruling" marks a decision taken where the dossier is silent.
+differential tests compare two independent readings of the rules and of READINGS.md
+(this folder). Everything below is the specification both engines follow; "ruling"
+marks a decision taken where no source settles the question.
 
 Cards
 -----
 A deck is a sequence of cards; card id = index 0..N-1; a card is a colour bitmask
 (bit c set = the card shows colour c, colours 0..C-1, named by ``COLOUR_NAMES``).
 
-ASSUMPTION (dossier A-H0, no component data was found): the default deck is a
-SYNTHETIC fixture, not the published game: 6 colours, every card shows 2 different
-colours, each of the 15 colour pairs appears 4 times = 60 cards.
+ASSUMPTION (no component data was found; READINGS.md, "The deck and the number of
+players"): the default deck is a SYNTHETIC fixture, not the published game: 6 colours,
+every card shows 2 different colours, each of the 15 colour pairs appears 4 times = 60
+cards.
 
 Deck generation from options ``colours`` (2..8), ``colours_per_card`` (1..colours) and
 ``copies`` (1..10): every combination of ``colours_per_card`` colours out of
@@ -45,7 +46,7 @@ Setup
 ``order`` is the shuffled list of card ids (first dealt first). Card order[k] for
 k < 3 * players goes to seat k % players (3 each, one at a time, clockwise from seat
 0); order[3 * players] is turned face up into the initial space (option
-``initial_slot``: CENTRE by default (A-H1), or LEFT); the rest is the draw pile, top
+``initial_slot``: CENTRE by default, or LEFT); the rest is the draw pile, top
 first. Seat 0 starts. Ruling: the end-of-game test below also runs right after setup.
 
 Placement (base legality of laying card c on space s)
@@ -57,19 +58,20 @@ Placement (base legality of laying card c on space s)
    occupied, or if the whole row is empty (rules: new cards are laid next to existing
    ones). A pile may always be covered, subject to rule 1: a lone pile (the first card
    alone in the centre, or LEFT/RIGHT after the centre pile was captured) has no
-   occupied neighbour, so any card may cover it (Part B 2.3: "if no neighbouring space
-   is occupied, any card may be placed").
-3. Option ``match_covered_card`` (A-H5, default False): if True, a card laid on an
+   occupied neighbour, so any card may cover it (READINGS.md, "Laying next to existing
+   cards").
+3. Option ``match_covered_card`` (default False): if True, a card laid on an
    occupied space must also share a colour with the card it covers.
 
 Legal plays = the base-legal (card, space) pairs of the actor's hand, filtered by
-option ``empty_slot_priority`` (A-H2), evaluated afresh before every single card:
+option ``empty_slot_priority``, evaluated afresh before every single card:
 
 * fill_if_possible (default): if some base-legal pair targets an empty space, only the
   pairs that target empty spaces are legal; otherwise all base-legal pairs are.
 * strict: while any space is empty, only pairs that target an empty space are legal
   (laying on piles is illegal even if nothing fits an empty space).
-* free: every base-legal pair. (Part A warns that this setting is degenerate.)
+* free: every base-legal pair. (A prototype found this setting degenerate: READINGS.md,
+  "Empty spaces first".)
 
 Decisions
 ---------
@@ -84,7 +86,7 @@ At a decision point (game not over), with P = the legal plays:
 
 * laid >= 1:            P + [END]                    (only [END] when P is empty, e.g.
                                                       an emptied hand without capture)
-* laid == 0, P nonempty: P, plus END if option ``mandatory_play`` is False (A-H3);
+* laid == 0, P nonempty: P, plus END if option ``mandatory_play`` is False;
                          with mandatory_play=True the first card is compulsory.
 * laid == 0, P empty:    [DRAW]. (DRAW is only ever "cannot play".) After a forced
                          draw this case never reaches a decision point (see DRAW).
@@ -92,7 +94,7 @@ At a decision point (game not over), with P = the legal plays:
 Transitions
 -----------
 PLAY (card, space): the card leaves the hand and goes on top of that space's pile;
-laid += 1. Then the capture test (option ``capture_condition``, A-H4):
+laid += 1. Then the capture test (option ``capture_condition``):
 
 * played3_and_empty (default): laid == 3 and the hand is now empty;
 * hand_emptied: the hand is now empty (any laid >= 1).
@@ -105,7 +107,7 @@ refill; otherwise the actor decides again.
 END: the turn ends with a refill.
 
 DRAW: the actor takes the top card of the draw pile into its hand (nothing if the pile
-is empty); drew = True. With option ``play_after_forced_draw`` False (A-H6, default)
+is empty); drew = True. With option ``play_after_forced_draw`` False (default)
 the turn ends WITHOUT refill. With True the actor continues as at the start of a turn
 (laid == 0, so END is legal only if mandatory_play is False), but cannot DRAW again:
 if P is empty now the turn ends at once without refill.
@@ -124,7 +126,7 @@ the end test runs:
 Result
 ------
 Score = number of captured cards. The unique top scorer wins. Among tied top scorers,
-option ``tiebreak`` (A-H7):
+option ``tiebreak``:
 
 * shared (default): winner = -1, cowinners = the tied seats;
 * fewest_cards_in_hand: the tied seats holding the fewest cards at the end; still
@@ -156,7 +158,7 @@ COLOUR_NAMES = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "b
 MAX_COLOURS = len(COLOUR_NAMES)   # masks fit in 8 bits
 MAX_COPIES = 10
 
-# ASSUMPTION (A-H0): synthetic default deck, not the published game
+# ASSUMPTION (no component data was found): synthetic default deck, not the published game
 DEFAULT_COLOURS = 6
 DEFAULT_COLOURS_PER_CARD = 2
 DEFAULT_COPIES = 4                # 15 pairs x 4 = 60 cards

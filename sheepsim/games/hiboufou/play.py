@@ -22,7 +22,7 @@ ENGINE = Engine(
     no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.pointer,
     shape=Shape(E.STATE_SIZE, E.MAX_DECISIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
                 E.MAX_PLAYERS, E.O_COWINNERS),
-    o_size=E.O_SIZE,
+    o_size=E.O_SIZE, census=E.census,
     # the search's rollouts: random, and "greedy" = the greedy policy; hidden cards,
     # re-dealt by determinize; a state is copied by its live slots (sized for 720 cards)
     rollout_random=P.RANDOM, rollout_greedy=P.GREEDY, choose_rollout=P.choose_rollout,

@@ -1,6 +1,6 @@
 """Hiboufou policies (@njit) and the built-in dispatcher.
 
-Signature (DESIGN section 4): policy(s, rules, deck, seat, params, rng, buf) ->
+Signature (sheepsim/ARCHITECTURE.md, "Adding things"): policy(s, rules, deck, seat, params, rng, buf) ->
 (code, a, b), a legal decision (model.py "Decisions") for `seat`, the actor. Hidden
 information: a policy reads only what its seat may know: its own HAND row, the ROW
 piles (faces are public), the draw pile size, hand SIZEs, captured counts NCAPT and
@@ -110,7 +110,7 @@ def _mfits(tops, occ, d, mask, x, match):
 
 @njit(cache=True)
 def _cover_ok(tops, occ, d, hm, h, used, match, prio):
-    """May a pile be covered at look-ahead depth d (the A-H2 filter)? fill_if_possible:
+    """May a pile be covered at look-ahead depth d (the empty-space priority)? fill_if_possible:
     only if no unused card fits an empty space; strict: only with no empty space."""
     if prio == FREE:
         return True

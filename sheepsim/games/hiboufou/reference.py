@@ -1,9 +1,9 @@
 """Hiboufou: a readable pure-Python reference engine (the test oracle).
 
-This engine is written independently of the fast kernel, from RULES-DOSSIER Part A
-("Hiboufou"), Part B sections 2 and 5.2, and the decision model spelled out in
+This engine is written independently of the fast kernel, from the rules, the readings
+in READINGS.md (this folder) and the decision model spelled out in
 ``sheepsim.games.hiboufou.model`` (read its docstring first: it is the specification,
-including the rulings where the dossier is silent). It favours clarity over speed:
+including the rulings where no source settles a question). It favours clarity over speed:
 every rule is one small function with a comment citing the rule it implements.
 Standard library only.
 
@@ -88,20 +88,20 @@ _CHOICES = {
 
 @dataclass(frozen=True)
 class Rules:
-    """Rule options (dossier Part A; alternatives from Part B section 5.2)."""
+    """Rule options: defaults are sheepsim's readings, the alternatives the other readings (READINGS.md)."""
 
     num_players: int                                # 2..5
-    colours: int = DEFAULT_COLOURS                  # A-H0 (ASSUMPTION): generated deck ...
+    colours: int = DEFAULT_COLOURS                  # ASSUMPTION (no data found): generated deck ...
     colours_per_card: int = DEFAULT_COLOURS_PER_CARD
     copies: int = DEFAULT_COPIES                    # ... 15 pairs x 4 = 60 cards by default
     deck: tuple | None = None                       # explicit masks; overrides the three above
-    initial_slot: str = "centre"                    # A-H1: "centre" | "left"
-    empty_slot_priority: str = "fill_if_possible"   # A-H2: | "strict" | "free"
-    mandatory_play: bool = True                     # A-H3
-    capture_condition: str = "played3_and_empty"    # A-H4: | "hand_emptied"
-    match_covered_card: bool = False                # A-H5
-    play_after_forced_draw: bool = False            # A-H6
-    tiebreak: str = "shared"                        # A-H7: | "fewest_cards_in_hand" | "last_capture"
+    initial_slot: str = "centre"                    # "centre" | "left"
+    empty_slot_priority: str = "fill_if_possible"   # | "strict" | "free"
+    mandatory_play: bool = True                     # the first card is compulsory if one fits
+    capture_condition: str = "played3_and_empty"    # | "hand_emptied"
+    match_covered_card: bool = False                # a card need not match the card it covers
+    play_after_forced_draw: bool = False            # the turn ends after a forced draw
+    tiebreak: str = "shared"                        # | "fewest_cards_in_hand" | "last_capture"
     turn_cap: int = DEFAULT_TURN_CAP
 
     def __post_init__(self):
@@ -186,7 +186,7 @@ def _copy(g: Game) -> Game:
 
 
 def new_game(rules: Rules, order: list[int]) -> Game:
-    """Set up from `order`, the shuffled card ids, first dealt first (Part B 2.2)."""
+    """Set up from `order`, the shuffled card ids, first dealt first."""
     deck = tuple(build_deck(rules))
     order = [int(c) for c in order]
     if sorted(order) != list(range(len(deck))):
@@ -197,7 +197,7 @@ def new_game(rules: Rules, order: list[int]) -> Game:
     for k in range(HAND_SIZE * n):
         hands[k % n].append(order[k])
     row = [[] for _ in range(NSPACES)]
-    first_space = CENTRE if rules.initial_slot == "centre" else LEFT   # A-H1
+    first_space = CENTRE if rules.initial_slot == "centre" else LEFT
     row[first_space].append(order[HAND_SIZE * n])
     g = Game(
         rules=rules, deck=deck,
@@ -230,7 +230,7 @@ def _top(row: list, space: int):
 
 
 def _fits(rules: Rules, deck, row: list, card: int, space: int) -> bool:
-    """Base legality of laying `card` on `space` (Part B 2.3; model "Placement")."""
+    """Base legality of laying `card` on `space` (model "Placement")."""
     occupied_neighbours = [n for n in NEIGHBOURS[space] if row[n]]
     row_empty = not any(row)
     # an empty space is filled next to existing cards, unless the whole row is empty;
@@ -241,12 +241,12 @@ def _fits(rules: Rules, deck, row: list, card: int, space: int) -> bool:
     for n in occupied_neighbours:
         if deck[card] & deck[_top(row, n)] == 0:
             return False
-    # A-H5 option: also share a colour with the covered card
+    # option match_covered_card: also share a colour with the covered card
     return not (rules.match_covered_card and row[space] and deck[card] & deck[_top(row, space)] == 0)
 
 
 def legal_plays(rules: Rules, deck, row: list, hand: list) -> list[tuple[int, int]]:
-    """Legal (card, space) pairs for `hand` on `row`, after the empty-space priority (A-H2)."""
+    """Legal (card, space) pairs for `hand` on `row`, after the empty-space priority."""
     base = [(c, s) for c in sorted(hand) for s in range(NSPACES) if _fits(rules, deck, row, c, s)]
     into_empty = [(c, s) for c, s in base if not row[s]]
     prio = rules.empty_slot_priority
@@ -287,7 +287,7 @@ def legal_decisions(game: Game) -> list[tuple[int, int, int]]:
         # after the first card the seat may always stop
         return sorted(plays + [(END, 0, 0)])
     if plays:
-        # A-H3: with mandatory_play the first card is compulsory
+        # with mandatory_play the first card is compulsory
         return sorted(plays + ([] if game.rules.mandatory_play else [(END, 0, 0)]))
     # cannot play: draw (a pass when the pile is empty). A seat that already made its
     # forced draw never reaches this point (its turn ended at once).
@@ -318,7 +318,7 @@ def apply(game: Game, decision) -> Game:
 
 
 def _lay(g: Game, card: int, space: int) -> None:
-    """Lay one card, then the capture test (A-H4) and the 3-card limit."""
+    """Lay one card, then the capture test (option capture_condition) and the 3-card limit."""
     seat = g.actor
     g.hands[seat].remove(card)
     g.row[space].append(card)
@@ -339,7 +339,8 @@ def _lay(g: Game, card: int, space: int) -> None:
 
 
 def _forced_draw(g: Game) -> None:
-    """Cannot play: draw 1 card (nothing if the pile is empty). A-H6."""
+    """Cannot play: draw 1 card (nothing if the pile is empty); then the turn ends,
+    unless play_after_forced_draw."""
     if g.pile:
         g.hands[g.actor].append(g.pile.pop(0))
         g.hands[g.actor].sort()
@@ -364,7 +365,7 @@ def _end_turn(g: Game, refill: bool) -> None:
 
 
 def _check_end(g: Game) -> None:
-    """Part B 2.5: draw pile empty and nobody can play; else the turn cap."""
+    """Rules: draw pile empty and nobody can play; else the turn cap."""
     if not g.pile and not any(_plays_of(g, s) for s in range(g.rules.num_players)):
         g.over = True
         g.actor = -1
@@ -380,7 +381,7 @@ def _check_end(g: Game) -> None:
 
 
 def result(game: Game) -> dict:
-    """Most captured cards wins; ties by option `tiebreak` (A-H7)."""
+    """Most captured cards wins; ties by option `tiebreak`."""
     if not game.over:
         raise ValueError("the game is not over")
     counts = [len(c) for c in game.captured]

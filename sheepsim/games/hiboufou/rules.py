@@ -1,4 +1,4 @@
-"""Hiboufou rule options (RULES-DOSSIER Part A "Hiboufou", Part B 5.2; model.py).
+"""Hiboufou rule options (defaults and alternatives: READINGS.md in this folder; model.py).
 
 `to_array()` packs them for the kernels in the order of the R_* constants (choice
 options as the index of the choice; yes/no options as 0/1). The deck is not an option

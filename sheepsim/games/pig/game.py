@@ -8,6 +8,7 @@ playing optimally, 0.5306 (optimal.py, tests/test_pig_optimal.py).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -162,4 +163,6 @@ GAME = GameSpec(
     policy_help=POLICY_HELP, policy_data=policy_data, stop_features=stop_features, play=P.KERNELS, compile_seconds=15,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("hold", "random"),
+    luck=True,
+    readings=Path(__file__).with_name("READINGS.md"),
 )

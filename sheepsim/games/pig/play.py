@@ -25,7 +25,7 @@ ENGINE = Engine(
     no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.array,
     shape=Shape(E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
                 E.MAX_PLAYERS, E.O_COWINNERS),
-    o_size=E.O_SIZE,
+    o_size=E.O_SIZE, census=E.census,
     # the search's rollouts: random, and "greedy" = hold at 20 (hold's t = 20); the die
     # is luck, so no alpha-beta
     rollout_random=P.RANDOM, rollout_greedy=P.HOLD, rollout_params=((), (20.0,)), choose_rollout=P.choose_rollout,

@@ -1,6 +1,6 @@
 """Pig policies (@njit) and the built-in dispatcher.
 
-Every policy has the same signature (DESIGN section 4):
+Every policy has the same signature (sheepsim/ARCHITECTURE.md, "Adding things"):
 
     policy(s, rules, aux, seat, params, rng, buf) -> action
 

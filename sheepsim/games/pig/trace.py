@@ -1,4 +1,4 @@
-"""Pig: the trace text of one game (DESIGN 2, `trace`).
+"""Pig: the trace text of one game (the GameSpec's `trace`).
 
 `_replay` plays the game and returns its (action, face) log; everything below it
 only reads that log and the states it leads to.
