@@ -215,14 +215,20 @@ def load(decl, kind: str = ""):
     width = engine.shape.action_size
     body = body.replace("{action}", "buf[0, 0]" if width == 1 else ", ".join(f"buf[0, {i}]" for i in range(width)))
     title = getattr(decl, "TITLE", decl.__name__)
-    text = _TEMPLATE.format(title=title, module=decl.__name__, file=str(Path(decl.__file__).resolve()),
-                            extra=_KINDS[kind][1] if kind else "nothing else", key=key) + body
     name = re.sub(r"\W", "_", decl.__name__) + (f"_{kind}" if kind else "")
+    # a package module is imported by name (two checkouts of the same sources share the
+    # file); a plug-in is loaded from its file, whose place is then part of the name
+    file = None
+    if not decl.__name__.startswith("sheepsim."):
+        file = str(Path(decl.__file__).resolve())
+        name += "_" + hashlib.sha256(file.encode()).hexdigest()[:8]
+    text = _TEMPLATE.format(title=title, module=decl.__name__, file=file,
+                            extra=_KINDS[kind][1] if kind else "nothing else", key=key) + body
     path = cache.in_use() / "kernels" / key / f"{name}.py"
     _write_once(path, text)
     if path.read_text() != text:
         raise SheepsimError(f"the generated kernel file {path} was changed by hand; delete it "
-                            f"(`sheepsim cache --clear` removes every cached kernel)")
+                            f"(`sheepsim cache clear` empties the cache folder in use)")
     spec = importlib.util.spec_from_file_location(f"sheepsim_kernels.{name}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
