@@ -13,6 +13,7 @@ entry point group of its pyproject.toml:
 from __future__ import annotations
 
 import re
+import sys
 
 from ..errors import SheepsimError
 from .base import GameSpec
@@ -45,7 +46,6 @@ def register_game(spec: GameSpec, source: str | None = None) -> GameSpec:
         raise SheepsimError(f"game {name!r} is built in; a plug-in game needs a name of its own")
     if source is None:
         declared = getattr(spec.play, "DECLARATION", None)
-        import sys
         source = getattr(sys.modules.get(declared), "__file__", None) or "a plug-in"
     _PLUGINS[name] = (spec, str(source))
     return spec

@@ -81,17 +81,17 @@ def turn_game(*, declaration, name: str, title: str, players: tuple[int, int], c
         separate reference engine)."""
         arr, rng = to_array(rules), random.Random(seed)
         buf = np.zeros((engine.shape.max_actions, engine.shape.action_size), dtype=np.int32)
-        start = [h.py_func if hasattr(h, "py_func") else h for h in (engine.start, engine.actor, engine.legal,
-                                                                       engine.step)]
+        start, actor, legal, step = (getattr(h, "py_func", h) for h in (engine.start, engine.actor, engine.legal,
+                                                                         engine.step))
         aux = np.zeros(1, dtype=np.int32)
-        rngs = streams(seed, 0, engine.shape.streams)
+        deal = streams(seed, 0, engine.shape.streams)[0]
 
         def one():
             s = np.zeros(engine.shape.state_size, dtype=np.int32)
-            start[0](s, arr, aux, rngs[0])
-            while start[1](s, arr) >= 0:
-                n = start[2](s, arr, aux, buf)
-                start[3](s, arr, aux, tuple(int(x) for x in buf[rng.randrange(n)]), -1)
+            start(s, arr, aux, deal)
+            while actor(s, arr) >= 0:
+                n = legal(s, arr, aux, buf)
+                step(s, arr, aux, tuple(int(x) for x in buf[rng.randrange(n)]), -1)
         return W.games_per_second(n_games, one)
 
     return GameSpec(name=name, title=title, version=version, players=players, options=options,
@@ -106,12 +106,12 @@ def _trace(kernels, engine, rules, options, arr, specs, seed, game, rotate, init
     """(JSON events, text lines) of one game: its decisions replayed from its log. The
     events are the start, one per decision and the end (report/replay.py's generic
     view draws each one's `state`, as the text draws it)."""
-    log, row, slots, _ = W.replay(kernels, arr, init, specs, rotate, seed, game, engine.max_log)
+    log, row, slots, rngs = W.replay(kernels, arr, init, specs, rotate, seed, game, engine.max_log)
     p = rules.num_players
     width = engine.shape.action_size
     policy = [specs[int(slots[q])].label for q in range(p)]
     s = np.zeros(engine.shape.state_size, dtype=np.int32)
-    kernels.R_START(s, arr, init, streams(seed, game, engine.shape.streams)[0])
+    kernels.R_START(s, arr, init, rngs[0])          # the game's streams afresh (W.replay)
     lines = [f"{title}, {p} players, seed {seed}, game {game}",
              *(rules_lines(rules, options) if options else ["rules: as the rules (this game has no options)"]),
              "  " + ", ".join(f"seat {q}: {policy[q]}" for q in range(p)),

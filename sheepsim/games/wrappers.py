@@ -170,8 +170,9 @@ def cold_start_note(game, specs: list[PolicySpec]) -> str | None:
     kernel = builtin_kernel(play, specs)
     if kernel.signatures or _on_disk(kernel):
         return None
-    if kernel_kind(specs):
-        return (f"compiling the {kernel_kind(specs)} kernels for {game.title}, first run only, about "
+    kind = kernel_kind(specs)
+    if kind:
+        return (f"compiling the {kind} kernels for {game.title}, first run only, about "
                 f"{game.compile_seconds + SEARCH_COMPILE_SECONDS} s ({_measured_on()})")
     return f"compiling the kernels for {game.title}, first run only, about {game.compile_seconds} s ({_measured_on()})"
 

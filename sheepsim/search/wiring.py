@@ -47,14 +47,9 @@ def choose_search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 
 
-@njit(cache=True)
-def choose_called(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """choose_search, called rather than inlined (driver.called): the replay and
-    user-policy kernels' dispatcher, compiled in seconds."""
-    if agents.FIRST_ID <= policy_id <= agents.LAST_ID:
-        search(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
-        return {action}
-    return R_CHOOSE(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
+# choose_search called rather than inlined: the replay and user-policy kernels'
+# dispatcher, compiled in seconds (driver.called, as the hooks' twins)
+choose_called = driver.called(choose_search)
 
 
 @njit(cache=True, nogil=True)
