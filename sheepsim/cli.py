@@ -64,14 +64,16 @@ class PolicyOption(click.ParamType):
     name = "SPEC"
 
     def convert(self, value, param, ctx):
+        """The parsed PolicySpec when the game is known (the command uses it as it is),
+        else the text, parsed when the game is."""
         game = _known_game(ctx)
-        if game is not None:
-            from .policies import parse_spec
-            try:
-                parse_spec(game.name, value)
-            except SheepsimError as exc:
-                self.fail(str(exc), param, ctx)
-        return value
+        if game is None or not isinstance(value, str):
+            return value
+        from .policies import parse_spec
+        try:
+            return parse_spec(game.name, value)
+        except SheepsimError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 def _known_game(ctx):

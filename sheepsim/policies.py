@@ -116,6 +116,17 @@ class PolicySpec:
         out[:len(self.values)] = self.values
         return out
 
+    def data(self) -> tuple:
+        """The spec as plain data, naming no function: what a run sends to its workers,
+        which rebuild it with `spec_from_data` (a registry lookup, no text parsed)."""
+        return (self.policy.game, self.policy.name, self.values, self.files, self.shown)
+
+
+def spec_from_data(data: tuple) -> PolicySpec:
+    """The PolicySpec that PolicySpec.data() described (its policy registered here too)."""
+    game, name, values, files, shown = data
+    return PolicySpec(get_policy(game, name), tuple(values), tuple(files), tuple(shown))
+
 
 def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
@@ -272,9 +283,11 @@ def parse_spec(game: str, spec: str) -> PolicySpec:
     return PolicySpec(policy, tuple(values.values()), tuple(files.items()))
 
 
-def seat_specs(game: str, specs: list[str] | tuple[str, ...], num_players: int) -> list[PolicySpec]:
+def seat_specs(game: str, specs: list[str | PolicySpec] | tuple[str | PolicySpec, ...],
+               num_players: int) -> list[PolicySpec]:
     """One SPEC per seat slot, or one SPEC for every seat; none: the game's first
-    registered policy (`random`, or `adult` for Bobby Sitter's player models)."""
+    registered policy (`random`, or `adult` for Bobby Sitter's player models). A SPEC
+    is text, or a PolicySpec parsed already (the command line's --policy)."""
     if not specs:
         registered = policies_for(game)
         specs = [registered[0].name if registered else "random"]
@@ -282,7 +295,7 @@ def seat_specs(game: str, specs: list[str] | tuple[str, ...], num_players: int) 
         specs = list(specs) * num_players
     if len(specs) != num_players:
         raise SheepsimError(f"give one --policy for all seats or one per seat ({num_players}), not {len(specs)}")
-    return distinct_labels([parse_spec(game, s) for s in specs])
+    return distinct_labels([s if isinstance(s, PolicySpec) else parse_spec(game, s) for s in specs])
 
 
 def distinct_labels(specs: list[PolicySpec]) -> list[PolicySpec]:

@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 # The test session's own numba cache, keyed like the user's (sheepsim/cache.py) but in
 # the repository's ignored .pytest_cache: a repeat run of the same sources is warm (a
 # fresh folder per session would cold-compile every kernel, minutes), and an edit
@@ -39,6 +41,9 @@ from sheepsim.policies import load_plugin  # noqa: E402
 # the registry (the conformance suite first) plays it beside the built-ins
 TICTACTOE = Path(__file__).resolve().parent.parent / "sheepsim" / "examples" / "tictactoe.py"
 load_plugin(TICTACTOE)
+# the plug-in agent of sheepsim/examples: loaded only by the tests that ask for it (the
+# `lookahead` fixture), so every other test sees the registry without it
+LOOKAHEAD = TICTACTOE.parent / "lookahead.py"
 # every game's policies registered before any test swaps the registry for a copy
 # (monkeypatch of policies._REGISTRY): a game first imported inside such a test
 # registered into the copy, and its policies were gone for the rest of that worker
@@ -194,6 +199,40 @@ def seat_sheep(s) -> list[int]:
     owners = s[E.OWNER:E.OWNER + n]
     heights = s[E.HEIGHT:E.HEIGHT + n]
     return [int(heights[owners == t].sum()) for t in range(int(s[E.H_PLAYERS]))]
+
+
+@pytest.fixture(scope="module")
+def lookahead():
+    """The plug-in agent sheepsim/examples/lookahead.py, loaded as `--plugin FILE` loads
+    it, registered for the test module that asks for it; the registry is restored after."""
+    from sheepsim import policies
+    saved = dict(policies._REGISTRY)
+    yield load_plugin(LOOKAHEAD)
+    policies._REGISTRY.clear()
+    policies._REGISTRY.update(saved)
+
+
+def kind_policy(play, kind: str, policy_id: int, params) -> Any:
+    """Policy `policy_id` of the kernels of kind `kind` (a search agent: "search", or a
+    plug-in agent's "agent_<name>") on the game of kernels `play`, as a Python function
+    with the common policy signature (the re-deal tests call it at every decision). Its
+    parameter vector is `params`, whatever the caller passes."""
+    from numba import njit
+
+    from sheepsim.games.kernels import of_kind
+    called, view = of_kind(play, kind).choose_called, play.VIEW
+    vector = np.zeros(8)
+    vector[:len(params)] = params
+
+    # the argument types the replay kernel passes (an int64 id, not a literal constant;
+    # the game's views), so the kernels' cached dispatcher is loaded, not compiled again
+    @njit
+    def kernel(policy_id, s, rules, aux, seat, params, rng, buf):
+        return called(policy_id, view(s), view(rules), view(aux), seat, params, view(rng), buf, np.empty_like(buf))
+
+    def choose(s, rules, aux, seat, params, rng, buf):
+        return kernel(np.int64(policy_id), s, rules, aux, seat, vector, rng, buf)
+    return choose
 
 
 def run_cli(*args: str):

@@ -36,10 +36,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import kind_policy
 from numba import njit
 
-from sheepsim.games.kernels import of_kind
-from sheepsim.games import driver, fast
+from sheepsim.games import driver
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep.play import KERNELS as P
 from sheepsim.games.blacksheep import policies as POL
@@ -48,10 +48,10 @@ from sheepsim.games.blacksheep import rules as R
 from sheepsim.games.blacksheep.game import _reference_options
 from sheepsim.games.blacksheep.model import (ANIMAL, BLACK, DRAW, DRAW_FROM, EAGLE, EAGLE_ASK, EAGLE_ASK_PHASE,
                                              EAGLE_SKIP, MAGPIE, MOLE_PHASE, NKINDS, OVER, PHASE_NAMES, STOP)
+from sheepsim.policies import get_policy
 from sheepsim.rng import streams
 from sheepsim.search.agents import ISMCTS, PIMC
 
-P_SEARCH = of_kind(P, "search")   # the game's search kernels (search/wiring.py)
 
 MP, NK = E.MAX_PLAYERS, E.NK
 N_STREAMS = P.GAME.streams
@@ -403,22 +403,9 @@ def test_negative_control_reading_the_mole_revealed_hand_is_allowed():
 # The information-set search (search/mcts.py) passes the same re-deal test
 # ---------------------------------------------------------------------------
 
-@njit
-def _search_kernel(policy_id, s, rules, aux, seat, params, rng, buf):
-    # the argument types the replay kernel passes (an int64 id, not a literal constant;
-    # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
-    return P_SEARCH.choose_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(aux), seat,
-                                  params, fast.pointer(rng), buf, np.empty_like(buf))
-
-
 def agent(policy_id, params):
     """A search agent (its id and parameter vector) with the common policy signature."""
-    vector = np.zeros(8)
-    vector[:len(params)] = params
-
-    def choose(s, rules, aux, seat, params, rng, buf):
-        return _search_kernel(np.int64(policy_id), s, rules, aux, seat, vector, rng, buf)
-    return choose
+    return kind_policy(P, "search", policy_id, params)
 
 
 def ismcts(iters, rollout):
@@ -451,3 +438,17 @@ def test_pimc_decisions_do_not_change_when_hidden_cards_are_redealt(players, opt
         total += checks
         assert np.mean(np.array(pooled) > 0) > 0.9
     assert total["draw"] > 50 and total["place"] > 10
+
+
+def test_a_plugin_agent_passes_the_redeal_test(lookahead):
+    # sheepsim/examples/lookahead.py, a search agent loaded from outside the package
+    # (search/plugin.py): its worlds re-deal from what the seat knows, as pimc's do
+    choose = kind_policy(P, "agent_lookahead", get_policy("blacksheep", "lookahead").id, [2.0])
+    mix = [("lookahead:samples=2", choose, []), MIX[0], MIX[1]]
+    total: Counter = Counter()
+    for g in range(3):
+        checks, mismatches, pooled, _ = play_checked(3, {}, seat_mix(3, g, mix), 409, g)
+        assert not mismatches, f"{len(mismatches)} decisions depend on hidden cards, first: {mismatches[0]}"
+        total += checks
+        assert np.mean(np.array(pooled) > 0) > 0.9
+    assert total["draw"] > 30

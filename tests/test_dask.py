@@ -16,7 +16,7 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import assert_bad
+from conftest import LOOKAHEAD, TICTACTOE, assert_bad
 from conftest import run_cli as run
 
 distributed = pytest.importorskip("distributed")
@@ -119,6 +119,21 @@ def test_dask_workers_load_user_policy_plugins(scheduler, tmp_path):
     builtin = simulate(game, game.make_rules(2, {}), seat_specs("pig", ["hold:t=15", "random"], 2), 2000, 8).results
     same = [c for c in df.columns if not c.startswith("policy_")]
     assert_same_frame(df[same], builtin[same])      # the plugin plays exactly as hold:t=15
+
+
+def test_dask_workers_load_a_plugin_game_and_a_plugin_agent(scheduler, tmp_path, lookahead):
+    # tic-tac-toe and the lookahead agent, both from --plugin files: the workers load the
+    # game's file and the agent's, and play it exactly as this process does
+    game = get_game("tictactoe")
+    local = simulate(game, game.make_rules(2, {}), seat_specs("tictactoe", ["lookahead", "mcts:iters=20"], 2), 300,
+                     8).results
+    out = tmp_path / "ttt"
+    result = run("--plugin", str(TICTACTOE), "--plugin", str(LOOKAHEAD), "simulate", "tictactoe",
+                 "--policy", "lookahead", "--policy", "mcts:iters=20", "--games", "300", "--chunk-size", "100",
+                 "--seed", "8", "--backend", "dask", "--scheduler", scheduler, "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    df, _ = read_results(out)
+    assert_same_frame(df, local)
 
 
 def test_a_killed_worker_changes_no_result(scheduler):

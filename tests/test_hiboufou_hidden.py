@@ -35,20 +35,20 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import kind_policy
 from numba import njit
 
-from sheepsim.games.kernels import of_kind
-from sheepsim.games import driver, fast
+from sheepsim.games import driver
 from sheepsim.games.hiboufou import engine as E
 from sheepsim.games.hiboufou import game as GAME
 from sheepsim.games.hiboufou.play import KERNELS as P
 from sheepsim.games.hiboufou import policies as POL
 from sheepsim.games.hiboufou import rules as R
 from sheepsim.games.hiboufou.model import DECISION_NAMES, END, NSPACES, PLAY
+from sheepsim.policies import get_policy
 from sheepsim.rng import rand_below, streams
 from sheepsim.search.agents import ISMCTS, PIMC
 
-P_SEARCH = of_kind(P, "search")   # the game's search kernels (search/wiring.py)
 
 MP, MC = E.MAX_PLAYERS, E.MC
 
@@ -394,22 +394,9 @@ def test_negative_control_counting_the_public_cards_is_allowed():
 # The information-set search (search/mcts.py) passes the same re-deal test
 # ---------------------------------------------------------------------------
 
-@njit
-def _search_kernel(policy_id, s, rules, deck, seat, params, rng, buf):
-    # the argument types the replay kernel passes (an int64 id, not a literal constant;
-    # play.VIEW's pointers), so its cached twin is loaded, not compiled again for these
-    return P_SEARCH.choose_called(policy_id, fast.pointer(s), fast.pointer(rules), fast.pointer(deck), seat,
-                                  params, fast.pointer(rng), buf, np.empty_like(buf))
-
-
 def agent(policy_id, params):
     """A search agent (its id and parameter vector) with the common policy signature."""
-    vector = np.zeros(8)
-    vector[:len(params)] = params
-
-    def choose(s, rules, deck, seat, params, rng, buf):
-        return _search_kernel(np.int64(policy_id), s, rules, deck, seat, vector, rng, buf)
-    return choose
+    return kind_policy(P, "search", policy_id, params)
 
 
 def ismcts(iters, rollout):
@@ -441,3 +428,17 @@ def test_pimc_decisions_do_not_change_when_hidden_cards_are_redealt(players):
         by_label += labels
         assert np.mean(changed) > 0.85
     assert by_label["pimc:worlds=3,z=0"] > 30 and by_label["pimc:worlds=2,rollout=random,cutoff=10,z=0"] > 30
+
+
+def test_a_plugin_agent_passes_the_redeal_test(lookahead):
+    # sheepsim/examples/lookahead.py, a search agent loaded from outside the package
+    # (search/plugin.py): its worlds re-deal from what the seat knows, as pimc's do
+    choose = kind_policy(P, "agent_lookahead", get_policy("hiboufou", "lookahead").id, [2.0])
+    mix = [("lookahead:samples=2", choose), MIX[1], MIX[0]]
+    by_label: Counter = Counter()
+    for g in range(3):
+        _, labels, mismatches, _, changed, _ = play_checked(3, {}, None, seat_mix(3, g, mix), 409, g)
+        assert not mismatches, f"{len(mismatches)} decisions depend on hidden cards, first: {mismatches[0]}"
+        by_label += labels
+        assert np.mean(changed) > 0.85
+    assert by_label["lookahead:samples=2"] > 30

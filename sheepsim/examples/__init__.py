@@ -36,6 +36,8 @@ EXAMPLES = (
             "sheepsim check {path}"),
     Example("tictactoe.py", "a sixth game written as a plug-in (tic-tac-toe, whose answers are known exactly)",
             "sheepsim --plugin {path} simulate tictactoe -n 100000"),
+    Example("lookahead.py", "a search agent written as a plug-in (one-ply lookahead on each game's evaluation)",
+            "sheepsim --plugin {path} simulate battlesheep --policy lookahead --policy greedy -n 200"),
 )
 
 

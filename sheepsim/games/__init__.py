@@ -45,8 +45,7 @@ def register_game(spec: GameSpec, source: str | None = None) -> GameSpec:
     if name in NAMES or name in _ALIASES:
         raise SheepsimError(f"game {name!r} is built in; a plug-in game needs a name of its own")
     if source is None:
-        declared = getattr(spec.play, "DECLARATION", None)
-        source = getattr(sys.modules.get(declared), "__file__", None) or "a plug-in"
+        source = getattr(sys.modules.get(spec.play.DECLARATION), "__file__", None) or "a plug-in"
     _PLUGINS[name] = (spec, str(source))
     return spec
 

@@ -90,6 +90,9 @@ from . import tally as TL
 from .fast import CHECKED, array as _arr, pointer as _ptr
 
 NATURE = -2
+# the one user-policy signature of every turn game (above); Bobby Sitter's player
+# models have their own (its play.py USER_ARGS)
+USER_ARGS = ("s", "rules", "aux", "seat", "params", "rng", "buf")
 MAX_STEPS = 10_000_000      # decisions in one game before it is a fault, not a result
 FAULT_ILLEGAL, FAULT_NO_LEGAL, FAULT_TOO_LONG = 1, 2, 3
 FAULT_SIZE = 8              # code, game, seat, decision, then up to 4 action values
@@ -398,6 +401,11 @@ def called(hook):
     if hook.targetoptions.get("inline") != "always":
         return hook
     return njit(cache=True)(hook.py_func)
+
+
+def returns(action_size: int) -> str:
+    """What a user policy of a game with actions of `action_size` integers returns."""
+    return "an integer or a 1-tuple of integers" if action_size == 1 else f"a tuple of {action_size} integers"
 
 
 def user_kernels(play, user, kind=None):

@@ -21,15 +21,12 @@ import pandas as pd
 from ..errors import SheepsimError
 from ..policies import PolicyDef, PolicySpec
 from . import driver
-from .kernels import of_kind
+from .kernels import covering, of_kind
 from .tally import M_SIZE
 
 _kernels: dict[tuple, Any] = {}
 NO_METRICS = np.zeros((0, M_SIZE))     # a block kernel's `metrics` for a run without them
 
-# The one user-policy signature of every turn-based game (driver.py); Bobby Sitter's
-# player models keep theirs (play.USER_ARGS)
-USER_ARGS = ("s", "rules", "aux", "seat", "params", "rng", "buf")
 # a user-policy kernel's compile, the game's hooks already in the disk cache (measured on
 # 2 cores: 10 s for Battle Sheep, 15 to 20 s for Bye-Bye Black Sheep; cold_start_note
 # says so before it starts)
@@ -78,7 +75,7 @@ def _check_user_policy(policy: PolicyDef, args: tuple[str, ...]) -> None:
 
 def chooser(play, specs: list[PolicySpec]) -> Callable:
     """A dispatcher over every user policy of `specs`, by id."""
-    args = getattr(play, "USER_ARGS", USER_ARGS)
+    args = play.USER_ARGS
     choose = None
     users = {p.policy.id: p.policy for p in specs if not p.policy.builtin}
     for uid in sorted(users):
@@ -95,10 +92,15 @@ def kernel_kind(specs: list[PolicySpec]) -> str:
     """The kernels a run plays in (PolicyDef.kind): "" the game's own, or the kind of
     its built-ins of another (a search agent's: "search", search/wiring.py), so runs
     without one keep the game's kernels."""
-    kinds = sorted({p.policy.kind for p in specs if p.policy.builtin and p.policy.kind})
-    if len(kinds) > 1:
-        raise SheepsimError(f"policies of kernel kinds {' and '.join(kinds)} cannot play in one run")
-    return kinds[0] if kinds else ""
+    kinds = {p.policy.kind for p in specs if p.policy.builtin and p.policy.kind}
+    if len(kinds) <= 1:
+        return next(iter(kinds), "")
+    kind = covering(kinds)     # a plug-in agent's kernels play the search agents too
+    if kind is None:
+        names = sorted({p.policy.name for p in specs if p.policy.kind})
+        raise SheepsimError(f"policies {', '.join(names)} run in kernels of different kinds "
+                            f"({', '.join(sorted(kinds))}) and cannot play in one run")
+    return kind
 
 
 def builtin_kernel(play, specs: list[PolicySpec], replay: bool = False):
@@ -129,9 +131,7 @@ def user_kernels(play, specs: list[PolicySpec]):
     key = _user_key(play, specs)
     if key not in _kernels:
         kind = kernel_kind(specs)
-        make = getattr(play, "user_kernels", None) or (
-            lambda choose: driver.user_kernels(play, choose, of_kind(play, kind) if kind else None))
-        _kernels[key] = make(chooser(play, specs))
+        _kernels[key] = play.user_kernels(chooser(play, specs), of_kind(play, kind) if kind else None)
     return _kernels[key]
 
 
@@ -159,7 +159,7 @@ def cold_start_note(game, specs: list[PolicySpec]) -> str | None:
     if user_policies(specs):
         for p in specs:             # a wrong argument count fails now, alone, not after the note
             if not p.policy.builtin:
-                _check_user_policy(p.policy, getattr(play, "USER_ARGS", USER_ARGS))
+                _check_user_policy(p.policy, play.USER_ARGS)
         kernels = _kernels.get(_user_key(play, specs))
         if kernels is not None and kernels[0].signatures:
             return None
@@ -210,12 +210,9 @@ def _typing_errors(play, specs: list[PolicySpec]):
         yield
     except TypingError as exc:
         names = ", ".join(sorted({p.policy.name for p in specs if not p.policy.builtin}))
-        width = play.GAME.action_size
-        shape = getattr(play, "RETURNS", None) or (
-            "an integer or a 1-tuple of integers" if width == 1 else f"a tuple of {width} integers")
         first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
         raise SheepsimError(f"user policy {names} could not be compiled: a policy must take "
-                            f"({', '.join(getattr(play, 'USER_ARGS', USER_ARGS))}) and return {shape} "
+                            f"({', '.join(play.USER_ARGS)}) and return {play.RETURNS} "
                             f"(numba: {first[:200]})") from None
 
 

@@ -169,7 +169,7 @@ def simulate(game: GameSpec, rules: Rules, specs: list[PolicySpec], games: int, 
     plugins, modules = policy_sources(specs, game)
     runner = open_backend(backend, threads, scheduler, workers)
     try:
-        job = ChunkJob(game.name, rules, game.to_array(rules), init, tuple(s.label for s in specs), rotate,
+        job = ChunkJob(game.name, rules, game.to_array(rules), init, tuple(s.data() for s in specs), rotate,
                        seed, games, chunk_size, aggregate, threads=runner.threads if runner.name == "dask" else None,
                        plugins=plugins, modules=modules, metrics=metrics)
         manifest.update(runner.info())

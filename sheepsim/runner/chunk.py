@@ -1,11 +1,11 @@
 """One chunk of games to its stored form: the single function every backend runs.
 
-A `ChunkJob` is plain data (game name, rules, start state, policy SPEC labels, seed,
-plugin files), so it pickles to a Dask worker in a few hundred bytes (more when the
-policies read fixed data from aux: Pig's optimal policy carries its decision table,
-160 KB at goal 100). The worker finds
-the game's kernels by name (`get_game`), loads the user's policy plugins and parses the
-SPECs once per process, and runs the same module-level cached kernels as the local
+A `ChunkJob` is plain data (game name, rules, start state, the policy specs as data,
+seed, plugin files), so it pickles to a Dask worker in a few hundred bytes (more when
+the policies read fixed data from aux: Pig's optimal policy carries its decision
+table, 160 KB at goal 100). The worker finds the game's kernels by name (`get_game`),
+loads the user's policy plugins, rebuilds the specs from their data once per process
+(no text is parsed again), and runs the same module-level cached kernels as the local
 backend: compiled (or loaded from numba's disk cache) once per worker.
 """
 
@@ -47,7 +47,7 @@ class ChunkJob:
     rules: Rules
     rules_arr: np.ndarray
     init: np.ndarray                   # the kernels' aux: the start state, then the policies' data (start.kernel_aux)
-    policies: tuple[str, ...]          # SPEC label per slot
+    policies: tuple[tuple, ...]        # the policy spec of each slot, as data (PolicySpec.data)
     rotate: bool
     seed: int
     games: int                         # the run's number of games (the last chunk is shorter)
@@ -83,24 +83,28 @@ def _digest(*parts: Any) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+# the packages whose games and policies every process has (the registry imports them)
+SHIPPED = ("sheepsim.games.", "sheepsim.search.")
+
+
 def _plugin_file(module) -> str | None:
     path = getattr(module, "__file__", None)
     return str(Path(path).resolve()) if path else None
 
 
 def policy_sources(specs, game=None) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
-    """Where the user policies of `specs`, and `game` if it is a plug-in, come from, for
-    a worker to import them: ((plugin file, sha256), ...) for `--plugin` files and
-    (module, ...) for importable modules. Only those: a process may hold other (even
-    broken) plugins."""
+    """Where the policies of `specs` that sheepsim does not ship (user policies, plug-in
+    agents), and `game` if it is a plug-in, come from, for a worker to import them:
+    ((plugin file, sha256), ...) for `--plugin` files and (module, ...) for importable
+    modules. Only those: a process may hold other (even broken) plugins."""
     plugins, modules = {}, []
-    declared = getattr(getattr(game, "play", None), "DECLARATION", "") or ""
-    origins = [declared] if declared and not declared.startswith("sheepsim.games.") else []
+    declared = (game.play.DECLARATION or "") if game is not None else ""
+    origins = [declared] if declared and not declared.startswith(SHIPPED) else []
     for spec in specs:
-        if spec.policy.builtin:
-            continue
         fn = getattr(spec.policy.fn, "py_func", spec.policy.fn)
-        origins.append(getattr(fn, "__module__", None) or "")
+        name = getattr(fn, "__module__", None) or ""
+        if not name.startswith(SHIPPED):
+            origins.append(name)
     for name in origins:
         if name.startswith(PLUGIN_PREFIX):
             path = _plugin_file(sys.modules.get(name))
@@ -149,10 +153,10 @@ def _prepare(job: ChunkJob):
     with _PREPARE_LOCK:
         if key not in _prepared:
             from ..games import get_game
-            from ..policies import seat_specs
+            from ..policies import spec_from_data
             _ensure_plugins(job.plugins, job.modules)
             game = get_game(job.game)
-            specs = seat_specs(game.name, list(job.policies), job.rules.num_players)
+            specs = [spec_from_data(data) for data in job.policies]
             _prepared.clear()            # one run at a time per process: keep memory flat
             _prepared[key] = (game, specs)
         return _prepared[key]

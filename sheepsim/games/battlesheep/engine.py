@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit
 
 from ...rng import rand_below
-from ..driver import NATURE
+from ..driver import NATURE, Shape
 from ..fast import trailing_zeros
 from .rules import (BOARD_RANDOM, R_BOARD, NO_MOVE_LOSES, NO_MOVE_SKIP, PLACE_REVERSE,
                     R_FINAL_TIE, R_NO_MOVE, R_PLACEMENT, R_PLAYERS, R_STACK, R_START_ZONE,
@@ -806,3 +806,11 @@ def census(s, rules, aux) -> np.ndarray:
     p = int(s[H_PLAYERS])
     return np.array([int(heights[owners == q].sum()) + (int(rules[R_STACK]) if s[H_NSTACKS + q] == 0 else 0)
                      for q in range(p)])
+
+
+# The kernels' sizes and random streams (driver.Shape). Stream 0 of game g is the
+# board (option board=random, `nature`); 1 + s is seat s's policy. Battle Sheep has no
+# other luck (luck = policy). Streams are tied to seats, not to policies, so rotating
+# policies over seats keeps common random numbers aligned.
+SHAPE = Shape(STATE_SIZE, MAX_ACTIONS, ACTION_SIZE, luck=1, policy=1, streams=1 + MAX_PLAYERS,
+              rotation=O_ROTATION, max_players=MAX_PLAYERS, cowinners=O_COWINNERS)

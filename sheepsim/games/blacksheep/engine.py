@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from ...rng import rand_below
+from ..driver import Shape
 from .model import (ANIMAL, BLACK, COPIES, DRAW, DRAW_FROM, EAGLE, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP,
                     JOKER, MAGPIE, MAGPIE_NONE, MAGPIE_PHASE, MAGPIE_TAKE, MOLE, MOLE_NONE,
                     MOLE_PHASE, MOLE_TAKE, MOTHER, MOTHER_PHASE, MOTHER_SKIP, MOTHER_TAKE, NKINDS, OVER, PLACE,
@@ -779,3 +780,13 @@ def progress(s, rules, out):
     p = s[H_PLAYERS]
     for q in range(MAX_PLAYERS):
         out[q] = triplets(s, q) + zoo_cards(s, q) / 100.0 if q < p else 0.0
+
+
+# The kernels' sizes and random streams (driver.Shape). Stream 0 of game g deals the
+# cards; luck + s = 1 + s is the luck of seat s's decisions (which card its blind draws
+# yield, where a Magpie it lets in lands); policy + s = 1 + MAX_PLAYERS + s is seat s's
+# policy. Luck is tied to seats, not to policies, so rotating policies or changing a
+# threshold keeps the deal identical and the draws aligned for as long as decisions
+# agree (common random numbers).
+SHAPE = Shape(STATE_SIZE, MAX_DECISIONS, ACTION_SIZE, luck=1, policy=1 + MAX_PLAYERS, streams=1 + 2 * MAX_PLAYERS,
+              rotation=O_ROTATION, max_players=MAX_PLAYERS, cowinners=O_COWINNERS)

@@ -1,29 +1,16 @@
-"""Bye-Bye Black Sheep's engine as the driver plays it (games/kernels.py writes its kernels).
-
-Streams of game g: stream 0 deals the cards; LUCK + s = 1 + s is the luck of seat
-s's decisions (which card its blind draws yield, where a Magpie it lets in lands);
-POLICY + s = 1 + MAX_PLAYERS + s is seat s's policy. Luck is tied to seats, not to
-policies, so rotating policies or changing a threshold keeps the deal identical and
-the draws aligned for as long as decisions agree (common random numbers).
-"""
+"""Bye-Bye Black Sheep's engine as the driver plays it: its Engine record
+(games/kernels.py), from which the one template of every turn game writes its cached
+kernels (KERNELS). The sizes and random streams are the engine's (engine.SHAPE)."""
 
 import sys
 
 from .. import fast
-from ..driver import Shape
 from ..kernels import Engine, load
-from . import engine as E
-from . import policies as P
-
-TITLE = "Bye-Bye Black Sheep"
-LUCK = 1
-POLICY = LUCK + E.MAX_PLAYERS
+from . import engine as E, policies as P
 
 ENGINE = Engine(
     E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
-    no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.pointer,
-    shape=Shape(E.STATE_SIZE, E.MAX_DECISIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
-                E.MAX_PLAYERS, E.O_COWINNERS),
+    no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.pointer, shape=E.SHAPE,
     o_size=E.O_SIZE, census=E.census,
     # the search's rollouts: random, and "greedy" = the risk policy at its defaults
     # (p 0.25, w 0); hidden cards, re-dealt by determinize

@@ -33,6 +33,9 @@ LOG_COLS = 3 + MAX_PLAYERS      # flipper, card, reshuffles so far, grab of ever
 USER_ARGS = ("cls", "sheep", "is_flipper", "params", "rng", "rules")
 ACTION_SIZE = 2                 # a reaction: (counter grabbed, reaction time)
 RETURNS = "(counter grabbed: NONE, GRAB_SHEEP or GRAB_BOBBY; reaction time in ms, >= 0)"
+# no Engine declares these kernels (the turn games' are generated from one): no
+# kernels of another kind, such as the search agents', exist for Bobby Sitter
+DECLARATION = None
 GAME = driver.Shape(STATE_SIZE, 1, ACTION_SIZE, LUCK, POLICY, N_STREAMS, O_ROTATION, MAX_PLAYERS, O_COWINNERS)
 
 
@@ -164,9 +167,11 @@ def replay(rules, deck, slot_ids, slot_params, seat_slot, rngs, g, row, log, log
                    fault)
 
 
-def user_kernels(user):
+def user_kernels(user, kind=None):
     """(block kernel, replay kernel) with the user-model dispatcher `user`, as
-    driver.user_kernels makes them for the turn games (compiled once per process)."""
+    driver.user_kernels makes them for the turn games (compiled once per process).
+    Bobby Sitter has no kernels of another kind (no search agent plays it): `kind` is
+    always None."""
     @njit(nogil=True)
     def play_blocks_user(rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo, b_hi):
         _play_blocks(user, rules, deck, slot_ids, slot_params, rotate, seed, first, out, faults, metrics, b_lo, b_hi)

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ...rng import rand_below
+from ..driver import Shape
 from .model import (CAPTURE_CONDITIONS, CENTRE, DRAW, END, FREE, HAND_SIZE, HAND_EMPTIED, LEFT, MAX_PER_TURN,
                     NSPACES, PLAY, RIGHT, STRICT, TB_FEWEST_CARDS, TB_LAST_CAPTURE)
 from .model import MAX_PLAYERS as _MODEL_MAX_PLAYERS
@@ -585,3 +586,11 @@ def to_dict(s: np.ndarray) -> dict:
         "drew": bool(s[H_DREW]),
         "over": bool(s[H_OVER]),
     }
+
+
+# The kernels' sizes and random streams (driver.Shape). Stream 0 of game g deals the
+# cards (the shuffle fixes the draw pile's order, so decisions need no luck of their
+# own: luck = policy); 1 + s is seat s's policy. Rotating policies or changing a
+# parameter keeps the deal identical.
+SHAPE = Shape(STATE_SIZE, MAX_DECISIONS, ACTION_SIZE, luck=1, policy=1, streams=1 + MAX_PLAYERS,
+              rotation=O_ROTATION, max_players=MAX_PLAYERS, cowinners=O_COWINNERS)

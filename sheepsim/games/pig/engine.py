@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from ...rng import rand_below
+from ..driver import Shape
 from .rules import R_GOAL, R_TURN_CAP
 
 VERSION = 1
@@ -178,3 +179,14 @@ def progress(s, rules, out):
 def census(s, rules, aux) -> np.ndarray:
     """Pig moves nothing between places: nothing to conserve."""
     return np.zeros(0, dtype=np.int64)
+
+
+# The kernels' sizes and random streams (driver.Shape), tied to seats and to sources of
+# chance, never to policies (so that seat rotation keeps common random numbers
+# aligned): stream 0 of game g is unused; luck + s = 1 + s is seat s's die (the k-th
+# roll of seat s is its k-th draw); policy + s = 3 + s is seat s's policy (the random
+# policy's coin). Dice and policy coins are separate streams so that a randomised
+# policy does not shift the dice: two threshold policies in the same seat see the same
+# dice for the rolls they both make.
+SHAPE = Shape(STATE_SIZE, MAX_ACTIONS, ACTION_SIZE, luck=1, policy=1 + MAX_PLAYERS, streams=1 + 2 * MAX_PLAYERS,
+              rotation=O_ROTATION, max_players=MAX_PLAYERS, cowinners=O_COWINNERS)

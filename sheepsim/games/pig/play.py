@@ -1,30 +1,16 @@
-"""Pig's engine as the driver plays it (games/kernels.py writes its kernels).
-
-Streams of game g (rng.py), tied to seats and to sources of chance, never to policies
-(so that seat rotation keeps common random numbers aligned): stream 0 is unused;
-LUCK + s = 1 + s is seat s's die (the k-th roll of seat s is its k-th draw);
-POLICY + s = 3 + s is seat s's policy (the random policy's coin). Dice and policy
-coins are separate streams so that a randomised policy does not shift the dice: two
-threshold policies in the same seat see the same dice for the rolls they both make.
-"""
+"""Pig's engine as the driver plays it: its Engine record (games/kernels.py), from
+which the one template of every turn game writes its cached kernels (KERNELS). The
+sizes and random streams are the engine's (engine.SHAPE)."""
 
 import sys
 
 from .. import fast
-from ..driver import Shape
 from ..kernels import Engine, load
-from . import engine as E
-from . import policies as P
-
-TITLE = "Pig"
-LUCK = 1
-POLICY = LUCK + E.MAX_PLAYERS
+from . import engine as E, policies as P
 
 ENGINE = Engine(
     E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
-    no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.array,
-    shape=Shape(E.STATE_SIZE, E.MAX_ACTIONS, E.ACTION_SIZE, LUCK, POLICY, POLICY + E.MAX_PLAYERS, E.O_ROTATION,
-                E.MAX_PLAYERS, E.O_COWINNERS),
+    no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.array, shape=E.SHAPE,
     o_size=E.O_SIZE, census=E.census,
     # the search's rollouts: random, and "greedy" = hold at 20 (hold's t = 20); the die
     # is luck, so no alpha-beta
