@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from sheepsim.analysis import definition, racing
-from sheepsim.analysis import tables as T
+from sheepsim.stats import tables as T
 from sheepsim.analysis import tune as U
 from sheepsim.games import get_game
 from sheepsim.policies import seat_specs

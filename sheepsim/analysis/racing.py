@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..runner.progress import progress_bar
-from . import measures as M
+from ..stats import measures as M
 from . import tune as U
 
 STUDY = "tune"

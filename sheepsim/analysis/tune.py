@@ -17,7 +17,7 @@ an integer range or a list of choices:
     option = "colours"
     choices = [4, 5, 6, 7]
 
-The objectives, one or two (measures.py defines the metrics):
+The objectives, one or two (stats/measures.py defines the metrics):
 
     { metric = "focal_edge", goal = "zero" }       the value's size minimised
     { metric = "balance", goal = "maximize" }      or "minimize"
@@ -76,8 +76,8 @@ from ..games import get_game
 from ..policies import seat_specs
 from ..runner import simulate
 from ..start import policy_data
-from . import measures as M
-from . import tables as T
+from ..stats import measures as M
+from ..stats import tables as T
 
 KEYS = ("players", "policy", "focal_policy", "strong", "weak", "options", "space", "objectives", "trials", "batch",
         "games", "eta", "rungs", "confirm", "confirm_games")

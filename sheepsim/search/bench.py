@@ -251,8 +251,8 @@ def agent_row(game, spec: str, games: int, threads: int) -> dict[str, Any]:
     rate over `games` 2-player games (seats rotated, decided games, Wilson 95%) against
     the game's mcts (or ismcts) with random rollouts at the iterations that cost as much
     a decision, REFERENCE_ITERS scaled by the two measured costs."""
-    from ..analysis.stats import wilson_interval
-    from ..analysis.tables import policy_table
+    from ..stats.intervals import wilson_interval
+    from ..stats.tables import policy_table
     from ..policies import parse_spec, seat_specs
     from ..runner import simulate
     label = parse_spec(game.name, spec).label
