@@ -281,14 +281,14 @@ def tune_row(threads: int, log: Callable[[str], None], path: Path = TUNE_EXAMPLE
     without it): settings tried a minute, racing included, in this process (its kernels
     compiled by the Bobby Sitter row), the whole study timed, then the confirmation."""
     from .analysis import definition
-    from .analysis import racing
+    from .analysis import racing, tune
     if not path.exists():
         return None
     log(f"bench: the tuner ({path.name})...")
     spec = definition.load(path)
     with tempfile.TemporaryDirectory() as tmp, numba_threads(threads):
         wall, _ = _timed(lambda: definition.run_file(path, Path(tmp), progress=False))
-        study = racing.open_study(racing.U.plan(spec, 1.0), Path(tmp) / spec["name"], False)
+        study = racing.open_study(tune.plan(spec, 1.0), Path(tmp) / spec["name"], False)
         trials, search = len(study.trials), racing.search_seconds(study)
     return {"analysis": f"analyses/{path.name}", "settings": trials, "search_s": search,
             "settings_per_minute": trials / search * 60, "wall_s": wall}
