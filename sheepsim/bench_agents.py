@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .search.bench import _logs, _search_name
-from .timing import numba_threads, timed
+from .timing import numba_threads, timed as _timed
 
 
 REFERENCE_ITERS = 256       # the yardstick: plain mcts (random rollouts) at this budget
@@ -32,7 +32,7 @@ def _cost(game, rules, spec: str, players: int) -> float:
     specs = seat_specs(game.name, [spec], players)
     game.play_chunk(arr, aux, specs, True, 2, 0, 1)              # compile (or load)
     with numba_threads(1):
-        seconds = timed(lambda: game.play_chunk(arr, aux, specs, True, 2, 0, COST_GAMES))[0]
+        seconds = _timed(lambda: game.play_chunk(arr, aux, specs, True, 2, 0, COST_GAMES))[0]
     decisions = sum(int((log[:, 0] >= 0).sum()) for log in _logs(PL, arr, aux, specs, 2, COST_GAMES))
     return seconds / decisions
 

@@ -33,7 +33,7 @@ from numba import njit
 
 from ..games import fast
 from ..games.kernels import of_kind
-from ..timing import numba_threads, timed
+from ..timing import numba_threads, timed as _timed
 from . import mcts as M
 
 REPEATS = 3
@@ -57,7 +57,7 @@ def search_games(games: list) -> list:
 def _best(run, threads: int) -> float:
     """The fastest of REPEATS runs at `threads` threads, wall seconds."""
     with numba_threads(threads):
-        return min(timed(run)[0] for _ in range(REPEATS))
+        return min(_timed(run)[0] for _ in range(REPEATS))
 
 
 def search_row(game, budget: int, threads: int) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def search_row(game, budget: int, threads: int) -> dict[str, Any]:
 
     play(1)()                                       # compile (or load) the search kernel
     n = 1
-    while n < 512 and timed(play(n))[0] < TARGET_SECONDS / 2:
+    while n < 512 and _timed(play(n))[0] < TARGET_SECONDS / 2:
         n *= 2
     one, many = _best(play(n), 1), _best(play(n), threads)
     # the searching decisions of those games, and how many decisions each had left
@@ -174,11 +174,11 @@ def _playout_seconds(PL, arr, aux, states) -> float:
 
     run(1, True)(), run(1, False)()                 # compile
     reps = 1
-    while timed(run(reps, True))[0] < TARGET_SECONDS / 2:
+    while _timed(run(reps, True))[0] < TARGET_SECONDS / 2:
         reps *= 2
     with numba_threads(1):
-        played = min(timed(run(reps, True))[0] for _ in range(REPEATS))
-        copied = min(timed(run(reps, False))[0] for _ in range(REPEATS))
+        played = min(_timed(run(reps, True))[0] for _ in range(REPEATS))
+        copied = min(_timed(run(reps, False))[0] for _ in range(REPEATS))
     return (played - copied) / (reps * len(states))
 
 
