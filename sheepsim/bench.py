@@ -36,15 +36,14 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
 from .errors import SheepsimError
+from .timing import numba_threads, timed as _timed
 
 RUN_SECONDS = 0.3          # one kernel run at 1 thread (CPU seconds)
 REPEATS = 5                # runs per thread count, best kept: ~1.5 s at 1 thread
@@ -86,26 +85,6 @@ def _two_digits(x: float) -> int:
         return max(1, int(x))
     scale = 10 ** (int(math.log10(x)) - 1)
     return int(x // scale * scale)
-
-
-def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
-    """(wall, CPU) seconds of fn(); CPU time counts every thread of this process."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    fn()
-    return time.perf_counter() - wall, time.process_time() - cpu
-
-
-@contextmanager
-def numba_threads(n: int | None = None) -> Iterator[None]:
-    """numba's thread count set to n (unless None) inside, restored on the way out."""
-    import numba
-    previous = numba.get_num_threads()
-    try:
-        if n is not None:
-            numba.set_num_threads(n)
-        yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 def _calibrate(cpu_seconds: Callable[[int], float], target: float) -> int:
@@ -281,14 +260,14 @@ def tune_row(threads: int, log: Callable[[str], None], path: Path = TUNE_EXAMPLE
     without it): settings tried a minute, racing included, in this process (its kernels
     compiled by the Bobby Sitter row), the whole study timed, then the confirmation."""
     from .analysis import definition
-    from .analysis import racing
+    from .analysis import racing, tune
     if not path.exists():
         return None
     log(f"bench: the tuner ({path.name})...")
     spec = definition.load(path)
     with tempfile.TemporaryDirectory() as tmp, numba_threads(threads):
         wall, _ = _timed(lambda: definition.run_file(path, Path(tmp), progress=False))
-        study = racing.open_study(racing.U.plan(spec, 1.0), Path(tmp) / spec["name"], False)
+        study = racing.open_study(tune.plan(spec, 1.0), Path(tmp) / spec["name"], False)
         trials, search = len(study.trials), racing.search_seconds(study)
     return {"analysis": f"analyses/{path.name}", "settings": trials, "search_s": search,
             "settings_per_minute": trials / search * 60, "wall_s": wall}
@@ -365,7 +344,7 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
             log(f"bench: {game.name} search...")
             report["search"].append(search_row(game, search_budget, threads))
     if agents:
-        from .search.bench import agent_row
+        from .bench_agents import agent_row
         report["agents"] = []
         for game in games:
             for spec in agents:
@@ -452,7 +431,7 @@ def table(report: dict[str, Any]) -> str:
         from .search.bench import table as search_table
         out.append(search_table(report["search"], n))
     if report.get("agents"):
-        from .search.bench import agents_table
+        from .bench_agents import agents_table
         out.append(agents_table(report["agents"]))
     return "\n".join(out)
 

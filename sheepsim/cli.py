@@ -397,7 +397,7 @@ def summarize(folder: Path, csv_path: Path | None, json_path: Path | None, targe
 
 
 def _check_target(target) -> None:
-    from .analysis.tables import target_problem
+    from .stats.tables import target_problem
     problem = None if target is None else target_problem(*target)
     if problem:
         raise SheepsimError(f"--target-length: {problem}")

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from sheepsim.analysis import check as C
-from sheepsim.analysis import tables as T
-from sheepsim.analysis.stats import holm_adjusted
+from sheepsim.stats import tables as T
+from sheepsim.stats.intervals import holm_adjusted
 from sheepsim.analysis.policy_iteration import holm
 from sheepsim.report.compare import _paired
 from conftest import assert_bad, run_cli as run

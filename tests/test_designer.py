@@ -19,7 +19,7 @@ import click
 import numpy as np
 import pytest
 
-from sheepsim.analysis.stats import mean_interval
+from sheepsim.stats.intervals import mean_interval
 from sheepsim.cli import cli
 from sheepsim.examples import EXAMPLES, text
 from sheepsim.games import all_games, get_game

@@ -1,4 +1,4 @@
-"""Experience metrics (analysis/experience.py): the definitions on hand-made trajectories,
+"""Experience metrics (stats/experience.py): the definitions on hand-made trajectories,
 the replayed trajectory against an independent reading of Pig's decision log, and the
 kernels' running tally (games/tally.py) against the definitions, game by game."""
 
@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from sheepsim.analysis import experience as X
+from sheepsim.stats import experience as X
 from sheepsim.games import get_game, kernel_modules
 from sheepsim.games import wrappers as W
+from sheepsim.games.trajectory import trajectory
 from sheepsim.games.tally import METRICS, M_SIZE
 from sheepsim.policies import seat_specs
 from sheepsim.start import kernel_aux
@@ -73,7 +74,7 @@ def test_the_replayed_pig_trajectory_is_the_banked_scores_of_each_round():
     aux = kernel_aux(game, rules, None, specs)
     rows = game.play_chunk(arr, aux, specs, True, 11, 0, 12)
     for g in range(12):
-        samples = X.trajectory(game.play, arr, aux, specs, True, 11, g)
+        samples = trajectory(game.play, arr, aux, specs, True, 11, g)
         log = W.replay(game.play, arr, aux, specs, True, 11, g)[0]
         assert np.array_equal(samples, _pig_rounds(log, 50))
         winner = int(rows[g, kernel_modules(game.name)[0].O_WINNER])
@@ -93,7 +94,7 @@ def test_the_last_sample_ranks_the_winner_first(name, players, policy):
     rows = game.play_chunk(arr, aux, specs, True, 5, 0, 4)
     cow = kernel_modules(game.name)[0].O_COWINNERS
     for g in range(4):
-        samples = X.trajectory(game.play, arr, aux, specs, True, 5, g)
+        samples = trajectory(game.play, arr, aux, specs, True, 5, g)
         assert samples.shape[1] == players and len(samples) >= 2
         mask = int(rows[g, cow])
         if bin(mask).count("1") == 1:
@@ -127,7 +128,7 @@ def test_the_kernels_metrics_are_the_reference_game_by_game(name, players, polic
     cow = kernel_modules(game.name)[0].O_COWINNERS
     seen_changes = 0
     for i in range(n):
-        ref = X.metrics(X.trajectory(game.play, arr, aux, specs, True, 3, 100 + i), int(rows[i, cow]))
+        ref = X.metrics(trajectory(game.play, arr, aux, specs, True, 3, 100 + i), int(rows[i, cow]))
         got = dict(zip(METRICS, tallied[i]))
         assert got["rounds"] == ref.rounds and got["lead_changes"] == ref.lead_changes, i
         for key in ("decided_at", "comeback"):

@@ -120,14 +120,14 @@ def test_invalid_cells_fail_or_are_skipped(tmp_path):
 
 def test_variant_p_values_keep_their_precision_far_in_the_tail():
     # z = 10: the two-sided p is 1.5e-23, not 0 (1 - cdf(z) rounds to 0 above z ~ 8.3)
-    from sheepsim.analysis.stats import normal_p as _p_value
+    from sheepsim.stats.intervals import normal_p as _p_value
     assert abs(_p_value(10.0, 1.0) / 1.5239706e-23 - 1) < 1e-6
     assert abs(_p_value(-1.96, 1.0) - 0.0499958) < 1e-6
     assert _p_value(0.0, 0.0) == 1.0 and _p_value(1.0, 0.0) == 0.0
 
 
 def test_a_grid_metric_of_an_experience_column_runs_with_metrics_and_skips_undefined_games(tmp_path):
-    from sheepsim.analysis import tables as T
+    from sheepsim.stats import tables as T
     from sheepsim.analysis.grid import _needs_metrics
     from sheepsim.games import get_game
     from sheepsim.policies import seat_specs

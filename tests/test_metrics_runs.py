@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from conftest import assert_bad, run_cli
-from sheepsim.analysis import tables as T
+from sheepsim.stats import tables as T
 from sheepsim.games import get_game
 from sheepsim.games.tally import M_SIZE, metric_columns
 from sheepsim.policies import seat_specs

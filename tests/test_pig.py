@@ -17,7 +17,7 @@ import json
 import numpy as np
 import pytest
 
-from sheepsim.analysis.stats import wilson_interval
+from sheepsim.stats.intervals import wilson_interval
 from sheepsim.errors import SheepsimError
 from sheepsim.games import driver, get_game
 from sheepsim.games import wrappers as W

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sheepsim.analysis.stats import wilson_interval
+from sheepsim.stats.intervals import wilson_interval
 from sheepsim.errors import SheepsimError
 from sheepsim.games import get_game
 from sheepsim.games import wrappers as W

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from matplotlib.image import imread
 
-from sheepsim.analysis.stats import wilson_interval
-from sheepsim.analysis.tables import seat_table
+from sheepsim.stats.intervals import wilson_interval
+from sheepsim.stats.tables import seat_table
 from sheepsim.report import markdown, saved
 from sheepsim.report.markdown import Report, format_interval, table_to_markdown
 from sheepsim.report.plots import DPI, WIDTH, forest_plot, length_plot, margin_plot, score_plot

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import assert_bad
 from conftest import run_cli as run
-from sheepsim.analysis import tables as T
+from sheepsim.stats import tables as T
 from sheepsim.games import get_game
 from sheepsim.policies import seat_specs
 from sheepsim.results.store import read_aggregate, read_results

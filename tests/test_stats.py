@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from sheepsim.analysis.stats import (
+from sheepsim.stats.intervals import (
     _quantile_from_counts,
     bootstrap_ci,
     bootstrap_quantile_ci,

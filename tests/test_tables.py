@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sheepsim.analysis.stats import wilson_interval
-from sheepsim.analysis.tables import (
+from sheepsim.stats.intervals import wilson_interval
+from sheepsim.stats.tables import (
     game_margins,
     length_table,
     margin_table,

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from sheepsim.analysis import definition, racing
-from sheepsim.analysis import tables as T
+from sheepsim.stats import pareto
+from sheepsim.stats import tables as T
 from sheepsim.analysis import tune as U
 from sheepsim.games import get_game
 from sheepsim.policies import seat_specs
@@ -60,11 +61,11 @@ def _plan(tmp_path, text: str = SMALL):
 def test_a_settings_measures_equal_the_summary_tables(tmp_path):
     _, p = _plan(tmp_path)
     setting = {"target": 6, "child_start": 3}
-    est = U.estimates(U.played(p, setting, 2, None))
+    est = racing.estimates(racing.played(p, setting, 2, None))
     # the same games played again through the plain runner and read by the summary tables
     rules = get_game("bobbysitter").make_rules(4, {"target_tokens": 6, "start_tokens": "3,2,2,2"})
     specs = seat_specs("bobbysitter", ["child", "adult", "adult", "adult"], 4)
-    frames = [simulate(p.game, rules, specs, p.blocks[b], U.block_seed(p.seed, b), notify=None).results
+    frames = [simulate(p.game, rules, specs, p.blocks[b], racing.block_seed(p.seed, b), notify=None).results
               for b in range(2)]
     df = pd.concat(frames, ignore_index=True)
     child = T.policy_table(df).set_index("policy").loc["child"]
@@ -74,23 +75,23 @@ def test_a_settings_measures_equal_the_summary_tables(tmp_path):
     assert est["balance"][0] == pytest.approx(1 - (rates.max() - rates.min()))
     assert est["edge"][0] == pytest.approx(rates[0])
     assert est["length"][0] == pytest.approx(df["turns"].mean())
-    assert U.options_of(p, setting) == {"target_tokens": 6, "start_tokens": "3,2,2,2"}
+    assert racing.options_of(p, setting) == {"target_tokens": 6, "start_tokens": "3,2,2,2"}
 
 
 def test_per_player_knobs_go_over_the_everyone_knob_and_the_options(tmp_path):
     _, p = _plan(tmp_path, SMALL + "[space.adult_start]\noption = \"start_tokens\"\nlow = 1\nhigh = 3\n")
-    assert U.options_of(p, {"target": 6, "child_start": 4, "adult_start": 1}) == {
+    assert racing.options_of(p, {"target": 6, "child_start": 4, "adult_start": 1}) == {
         "target_tokens": 6, "start_tokens": "4,1,1,1"}
     _, p = _plan(tmp_path, SMALL.replace('policy = "adult"', 'policy = "adult"\noptions = { start_tokens = "2,3,3,1" }'))
-    assert U.options_of(p, {"target": 6, "child_start": 5})["start_tokens"] == "5,3,3,1"
+    assert racing.options_of(p, {"target": 6, "child_start": 5})["start_tokens"] == "5,3,3,1"
 
 
 def test_losses_follow_the_goal():
     est = {"edge": (0.2, None), "length": (30.0, None), "target_length": (0.75, None), "balance": (0.9, None)}
-    assert U.loss(U.Objective("edge", "zero"), est, 4) == pytest.approx(0.05)
-    assert U.loss(U.Objective("edge", "minimize"), {"edge": (0.1, None)}, 4) == pytest.approx(-0.15)
-    assert U.loss(U.Objective("balance", "maximize"), est, 4) == -0.9
-    assert U.loss(U.Objective("length", "inside", (20, 25)), est, 4) == -0.75
+    assert racing.loss(U.Objective("edge", "zero"), est, 4) == pytest.approx(0.05)
+    assert racing.loss(U.Objective("edge", "minimize"), {"edge": (0.1, None)}, 4) == pytest.approx(-0.15)
+    assert racing.loss(U.Objective("balance", "maximize"), est, 4) == -0.9
+    assert racing.loss(U.Objective("length", "inside", (20, 25)), est, 4) == -0.75
 
 
 def test_the_change_column_measures_what_the_verdict_judges():
@@ -115,18 +116,18 @@ def test_pareto_fronts_and_rank_against_brute_force():
     rng = np.random.default_rng(4)
     for _ in range(50):
         losses = rng.integers(0, 5, size=(rng.integers(1, 12), 2)).astype(float)
-        front = U.fronts(losses)
+        front = pareto.fronts(losses)
         for i in range(len(losses)):
             dominated = [j for j in range(len(losses))
                          if (losses[j] <= losses[i]).all() and (losses[j] < losses[i]).any()]
             # front 0: dominated by no one; front k: dominated only by fronts below k, by one of front k - 1
             assert all(front[j] < front[i] for j in dominated)
             assert front[i] == 0 if not dominated else max(front[j] for j in dominated) == front[i] - 1
-        order = U.rank(losses)
+        order = pareto.rank(losses)
         assert sorted(order.tolist()) == list(range(len(losses)))
         assert (np.diff(front[order]) >= 0).all()
     one = np.array([[3.0], [np.nan], [1.0], [2.0]])
-    assert U.rank(one).tolist() == [2, 3, 0, 1]
+    assert pareto.rank(one).tolist() == [2, 3, 0, 1]
 
 
 # ---------------------------------------------------------------- the search
@@ -152,7 +153,7 @@ def test_racing_keeps_the_best_half_of_each_rung_on_common_games(tmp_path):
             went_on = raced[raced["games"] >= totals[r + 1]]
             assert len(went_on) == max(1, -(-len(at) // 2)) if len(at) else len(went_on) == 0
             # the survivors are the best at rung r, recomputed from the same common blocks
-            losses = {t.trial: U.loss(p.objectives[0], U.estimates(U.played(p, {"target": t.target,
+            losses = {t.trial: racing.loss(p.objectives[0], racing.estimates(racing.played(p, {"target": t.target,
                       "child_start": t.child_start}, r + 1, None)), 4) for t in at.itertuples()}
             cut = sorted(losses.values())[len(went_on) - 1]
             assert all(losses[t] <= cut for t in went_on["trial"])
@@ -172,9 +173,9 @@ def test_the_best_setting_is_in_the_best_set_of_a_brute_force_sweep(tmp_path):
     sweep = {}
     for target, child in itertools.product(range(4, 8), range(1, 6)):
         s = {"target": target, "child_start": child}
-        if not U.valid(p, s):
+        if not racing.valid(p, s):
             est = racing.confirm_run(p, s, None)
-            sweep[(target, child)] = (U.loss(o, est, 4), U.loss_influence(o, est, 4))
+            sweep[(target, child)] = (racing.loss(o, est, 4), racing.loss_influence(o, est, 4))
     top = min(sweep, key=lambda k: sweep[k][0])
     mine = sweep[(int(tuned["target"]), int(tuned["child_start"]))]
     d = mine[1] - sweep[top][1]
@@ -222,7 +223,7 @@ def test_two_objectives_draw_the_pareto_front(tmp_path):
     assert "best: the least sum of the two objectives, each scaled from 0 at the best to 1" in findings
     trials = pd.read_parquet(tmp_path / "out/t/trials.parquet")
     told = trials[trials[["loss_0", "loss_1"]].notna().all(axis=1)]
-    told = told.assign(score=racing.knee_scores(told[["loss_0", "loss_1"]].to_numpy()))
+    told = told.assign(score=pareto.knee_scores(told[["loss_0", "loss_1"]].to_numpy()))
     first = told[told["games"] == told["games"].max()].sort_values(["score", "trial"]).iloc[0]
     table = report.split("## Every setting tried")[1]
     assert "best first (best: the least sum" in table

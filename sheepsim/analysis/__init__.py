@@ -1,1 +1,2 @@
-"""Statistics (stats) and per-game results -> analysis tables (tables)."""
+"""The analysis kinds, one module each (definition.MODULES); the statistics they read
+are in sheepsim/stats/."""

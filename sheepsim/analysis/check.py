@@ -37,10 +37,10 @@ from ..policies import seat_specs
 from ..report.markdown import format_interval, unsigned_zero
 from ..runner import simulate
 from ..start import policy_data, resolve
-from . import tables as T
+from ..stats import tables as T
 from .definition import SHAPES, count_problem, read_toml
-from . import measures as M
-from .stats import holm_adjusted, normal_p
+from ..stats import measures as M
+from ..stats.intervals import holm_adjusted, normal_p
 
 KEYS = ("game", "name", "description", "players", "seed", "games", "policy", "strong", "weak", "target_length",
         "base", "variant")
@@ -194,7 +194,7 @@ SELF_PLAY = ("edge", "length", "decided_share", "comeback", "lead_changes")
 
 def per_game(self_play: pd.DataFrame, skill: pd.DataFrame, target: tuple[float, float] | None
              ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Every measure as per-game (a, b), the measure being sum(a) / sum(b) (measures.py):
+    """Every measure as per-game (a, b), the measure being sum(a) / sum(b) (stats/measures.py):
     seat 0's and the strong slot's sole wins over decided games, the experience metrics
     over the games they are defined for, the length and target score over all games."""
     out = M.per_game(self_play, SELF_PLAY + (("target_length",) if target is not None else ()), target)
@@ -205,7 +205,7 @@ def per_game(self_play: pd.DataFrame, skill: pd.DataFrame, target: tuple[float, 
 def paired_ratio(base: tuple[np.ndarray, np.ndarray], variant: tuple[np.ndarray, np.ndarray]
                  ) -> dict[str, float]:
     """Both ratios with their 95% intervals and the paired change r_variant - r_base with
-    its interval and p (delta method on the per-game influence values, measures.py).
+    its interval and p (delta method on the per-game influence values, stats/measures.py).
     NaN where a side has no game the measure is defined for."""
     (rb, ib), (rv, iv) = M.ratio(*base), M.ratio(*variant)
     if ib is None or iv is None:

@@ -64,9 +64,9 @@ from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import policy_data
 from . import ratings
-from . import tables as T
+from ..stats import tables as T
 from .definition import player_counts
-from .stats import wilson_interval
+from ..stats.intervals import wilson_interval
 
 # self-play runs in chunks of this many games, so sequential stopping looks at its
 # intervals often (a chunk is where the runner checks them; results do not depend on it)

@@ -47,8 +47,8 @@ from ..policies import parse_spec
 from ..report.markdown import Report, decimals, format_interval
 from ..runner import simulate, versions
 from ..start import policy_data
-from . import tables as T
-from .stats import wilson_interval
+from ..stats import tables as T
+from ..stats.intervals import wilson_interval
 
 KEYS = ("players", "policy", "focal_policy", "games", "options", "rows", "cols", "metrics", "labels", "skip_invalid")
 AXIS_KINDS = ("option", "players", "param", "focal_option", "policy", "focal_policy")

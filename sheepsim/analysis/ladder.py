@@ -31,7 +31,7 @@ from ..report import plots
 from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import policy_data
-from . import tables as T
+from ..stats import tables as T
 
 KEYS = ("players", "policy", "start", "limit", "games", "against", "against_games", "options")
 

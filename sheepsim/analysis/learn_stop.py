@@ -41,8 +41,8 @@ from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import kernel_aux, policy_data
 from . import policy_iteration as PI
-from . import tables as T
-from .stats import wilson_interval
+from ..stats import tables as T
+from ..stats.intervals import wilson_interval
 from .sweep import best_set, focal_outcomes, regret
 
 KEYS = ("players", "options", "games", "target", "per_game", "max_iterations", "confidence", "eval_games",

@@ -1,9 +1,12 @@
-"""The tuner's search (tune.py): an optuna study asked in batches, each batch raced by
-successive halving on common seeds, and the confirmation of the best settings on fresh
-seeds. The module docstring of tune.py says what each step means."""
+"""The tuner's evaluation and search (tune.py plans the run and makes its tables): a
+setting played on a block of games, its measures and losses; an optuna study asked in
+batches, each batch raced by successive halving on common seeds, and the confirmation
+of the best settings on fresh seeds. The module docstring of tune.py says what each step
+means."""
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import warnings
@@ -13,11 +16,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import SheepsimError
+from ..policies import seat_specs
+from ..report.tuning_model import Objective, Plan, offset
+from ..runner import simulate
 from ..runner.progress import progress_bar
-from . import measures as M
-from . import tune as U
+from ..start import policy_data
+from ..stats import measures as M
+from ..stats import tables as T
+from ..stats.pareto import fronts, knee_scores, rank
 
 STUDY = "tune"
+STUDY_FILE = "study.sqlite3"
 
 
 def _optuna():
@@ -27,13 +37,117 @@ def _optuna():
     return optuna
 
 
-def open_study(p: U.Plan, folder: Path, progress: bool):
+# --- evaluating a setting --------------------------------------------------------------
+
+def block_seed(seed: int, block: int) -> int:
+    """The seed of racing block `block` (0, 1, ...) or of the confirmation (-1): a fresh
+    stream for each, the same for every setting."""
+    return int(np.random.SeedSequence([seed, 0x7475, block + 1]).generate_state(1, np.uint32)[0])
+
+
+def options_of(p: Plan, setting: dict[str, Any]) -> dict[str, Any]:
+    """The rule options of a setting (knob name -> value): the file's `options`, each
+    knob's option, per-player knobs last, over the others' values."""
+    options = dict(p.options)
+    for k in p.knobs:
+        if k.player is None:
+            options[k.option] = setting[k.name]
+    for k in p.knobs:
+        if k.player is not None:
+            current = options.get(k.option, next(o.default for o in p.game.options if o.name == k.option))
+            values = [int(v) for v in str(current).split(",")]
+            values = values * p.players if len(values) == 1 else values
+            values[k.player] = setting[k.name]
+            options[k.option] = ",".join(str(v) for v in values)
+    return options
+
+
+def _play(p: Plan, setting: dict[str, Any], games: int, seed: int, threads: int | None) -> dict[str, Any]:
+    """One block of a setting: the measures' per-game (a, b), and the seats' winners."""
+    rules = p.game.make_rules(p.players, options_of(p, setting))
+    df = simulate(p.game, rules, seat_specs(p.game.name, p.policies, p.players), games, seed, threads,
+                  metrics=True, notify=_to_stderr).results
+    names = {"edge", "focal_edge", "length", *M.EXPERIENCE}
+    target = next((o.range for o in p.objectives if o.goal == "inside"), None)
+    out = {"pairs": M.per_game(df, sorted(names | ({"target_length"} if target else set())), target),
+           "frame": df[["game", "winner", "num_players", "rotation", "turns", "drama"]]}
+    if p.needs_skill:
+        skill = simulate(p.game, rules, seat_specs(p.game.name, [p.strong] + [p.weak] * (p.players - 1), p.players),
+                         games, seed, threads, notify=_to_stderr).results
+        out["pairs"]["skill_gap"] = M.slot_share(skill)
+    return out
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _key(setting: dict[str, Any]) -> str:
+    return json.dumps(setting, sort_keys=True)
+
+
+def valid(p: Plan, setting: dict[str, Any]) -> str:
+    """'' when the rules take the setting, else why not."""
+    try:
+        policy_data(p.game, p.game.make_rules(p.players, options_of(p, setting)),
+                    seat_specs(p.game.name, p.policies, p.players))
+    except SheepsimError as exc:
+        return str(exc)
+    return ""
+
+
+def played(p: Plan, setting: dict[str, Any], blocks: int, threads: int | None) -> list[dict]:
+    """The setting's first `blocks` racing blocks, played once each (cached)."""
+    out = []
+    for b in range(blocks):
+        key = (_key(setting), b)
+        if key not in p.cache:
+            p.cache[key] = _play(p, setting, p.blocks[b], block_seed(p.seed, b), threads)
+        out.append(p.cache[key])
+    return out
+
+
+def estimates(runs: list[dict]) -> dict[str, tuple[float, np.ndarray | None]]:
+    """Every measure of the pooled blocks: name -> (value, per-game influence values)."""
+    pairs = {name: (np.concatenate([r["pairs"][name][0] for r in runs]),
+                    np.concatenate([r["pairs"][name][1] for r in runs])) for name in runs[0]["pairs"]}
+    out = {name: M.ratio(a, b) for name, (a, b) in pairs.items()}
+    frame = pd.concat([r["frame"] for r in runs], ignore_index=True)
+    out["balance"] = M.balance(frame)
+    winner = frame["winner"].to_numpy()
+    wins = np.bincount(winner[winner >= 0], minlength=int(frame["num_players"].iloc[0]))
+    # the delta method's interval fails near 1 (the largest gap is a maximum of noisy
+    # gaps); tables show the parametric bootstrap's, as every summary does
+    out["balance_interval"] = T.balance(wins, int(wins.sum()))[1:] if wins.sum() else (math.nan, math.nan)
+    return out
+
+
+def loss(o: Objective, est: dict[str, tuple[float, Any]], players: int) -> float:
+    """What the sampler minimises for objective `o` (NaN: undefined, ranked last)."""
+    value = est[o.measure][0] - offset(o.measure, players)
+    return {"minimize": value, "maximize": -value, "zero": abs(value), "inside": -value}[o.goal]
+
+
+def loss_influence(o: Objective, est: dict[str, tuple[float, Any]], players: int) -> np.ndarray | None:
+    """The per-game influence values of the loss (its sign flips for maximize and inside,
+    and follows the value's sign for zero)."""
+    value, infl = est[o.measure]
+    if infl is None:
+        return None
+    value -= offset(o.measure, players)
+    sign = {"minimize": 1.0, "maximize": -1.0, "inside": -1.0, "zero": 1.0 if value >= 0 else -1.0}[o.goal]
+    return sign * infl
+
+
+# --- the search ---------------------------------------------------------------------------
+
+def open_study(p: Plan, folder: Path, progress: bool):
     """The study stored in folder/study.sqlite3 for this file and scale: resumed when
     its identity matches, else started anew (a changed file)."""
     optuna = _optuna()
-    url = f"sqlite:///{(folder / U.STUDY_FILE).as_posix()}"
+    url = f"sqlite:///{(folder / STUDY_FILE).as_posix()}"
     directions = ["minimize"] * len(p.objectives)
-    if (folder / U.STUDY_FILE).exists():
+    if (folder / STUDY_FILE).exists():
         try:
             study = optuna.load_study(study_name=STUDY, storage=url)
         except Exception:        # another program's file, or no study of that name: start anew
@@ -43,14 +157,14 @@ def open_study(p: U.Plan, folder: Path, progress: bool):
         if study is not None:
             optuna.delete_study(study_name=STUDY, storage=url)
         if progress:
-            print(f"tune: {folder / U.STUDY_FILE} holds a study of another file or scale: starting anew",
+            print(f"tune: {folder / STUDY_FILE} holds a study of another file or scale: starting anew",
                   file=sys.stderr, flush=True)
     study = optuna.create_study(study_name=STUDY, storage=url, directions=directions)
     study.set_user_attr("identity", p.identity)
     return study
 
 
-def sampler(p: U.Plan, number: int):
+def sampler(p: Plan, number: int):
     """The sampler for trial `number`, seeded from (seed, number): a resumed study asks
     what an uninterrupted one would."""
     optuna = _optuna()
@@ -60,7 +174,7 @@ def sampler(p: U.Plan, number: int):
     return optuna.samplers.NSGAIISampler(seed=seed, population_size=p.batch)
 
 
-def distributions(p: U.Plan) -> dict[str, Any]:
+def distributions(p: Plan) -> dict[str, Any]:
     optuna = _optuna()
     d = optuna.distributions
     return {k.name: d.CategoricalDistribution(list(k.values)) if k.choices else
@@ -68,7 +182,7 @@ def distributions(p: U.Plan) -> dict[str, Any]:
             for k in p.knobs}
 
 
-def search(p: U.Plan, study, threads: int | None, progress: bool) -> None:
+def search(p: Plan, study, threads: int | None, progress: bool) -> None:
     """Ask and race batches until `trials` settings were tried (the ones stored count)."""
     optuna = _optuna()
     TS = optuna.trial.TrialState
@@ -92,22 +206,22 @@ def search(p: U.Plan, study, threads: int | None, progress: bool) -> None:
     bar.close()
 
 
-def race(p: U.Plan, study, members: list, threads: int | None) -> None:
+def race(p: Plan, study, members: list, threads: int | None) -> None:
     """Successive halving over one batch (optuna Trials still to tell, or FrozenTrials
     told before an interruption), then tell each Trial its losses at the games it
     reached (a setting the rules reject: pruned)."""
     optuna = _optuna()
     TS = optuna.trial.TrialState
     settings = [dict(t.params) for t in members]
-    reasons = [U.valid(p, s) for s in settings]
+    reasons = [valid(p, s) for s in settings]
     alive = [i for i, why in enumerate(reasons) if not why]
     reached: dict[int, tuple[int, dict]] = {}
     for r in range(len(p.blocks)):
         for i in alive:
-            reached[i] = (r + 1, U.estimates(U.played(p, settings[i], r + 1, threads)))
+            reached[i] = (r + 1, estimates(played(p, settings[i], r + 1, threads)))
         if r + 1 < len(p.blocks) and alive:
-            losses = np.array([[U.loss(o, reached[i][1], p.players) for o in p.objectives] for i in alive])
-            keep = U.rank(losses)[:max(1, math.ceil(len(alive) / p.eta))]
+            losses = np.array([[loss(o, reached[i][1], p.players) for o in p.objectives] for i in alive])
+            keep = rank(losses)[:max(1, math.ceil(len(alive) / p.eta))]
             alive = [alive[j] for j in sorted(keep.tolist())]
     for i, trial in enumerate(members):
         if not isinstance(trial, optuna.trial.Trial):
@@ -117,7 +231,7 @@ def race(p: U.Plan, study, members: list, threads: int | None) -> None:
             study.tell(trial, state=TS.PRUNED)
             continue
         blocks, est = reached[i]
-        losses = [U.loss(o, est, p.players) for o in p.objectives]
+        losses = [loss(o, est, p.players) for o in p.objectives]
         trial.set_user_attr("games", int(sum(p.blocks[:blocks])))
         trial.set_user_attr("values", {k: v for k, (v, _) in est.items() if k != "balance_interval"})
         if any(math.isnan(v) for v in losses):      # no decided game to measure it on
@@ -128,7 +242,7 @@ def race(p: U.Plan, study, members: list, threads: int | None) -> None:
 
 # --- what the study found -----------------------------------------------------------------
 
-def trials_table(p: U.Plan, study) -> pd.DataFrame:
+def trials_table(p: Plan, study) -> pd.DataFrame:
     """One row per trial: its setting, state, games played, losses and every measure
     (edges less the fair 1/P), the rules' reason for a rejected setting."""
     rows = []
@@ -140,7 +254,7 @@ def trials_table(p: U.Plan, study) -> pd.DataFrame:
         for i in range(len(p.objectives)):
             row[f"loss_{i}"] = t.values[i] if t.values is not None else math.nan
         for name, value in values.items():
-            row[name] = value - U.offset(name, p.players) if value is not None else math.nan
+            row[name] = value - offset(name, p.players) if value is not None else math.nan
         row["rejected"] = t.user_attrs.get("rejected", "")
         row["seconds"] = ((t.datetime_complete - t.datetime_start).total_seconds()
                           if t.datetime_complete and t.datetime_start else math.nan)
@@ -159,47 +273,32 @@ def search_seconds(study) -> float:
     return sum((b - a).total_seconds() for a, b in spans.values())
 
 
-def candidates(p: U.Plan, trials: pd.DataFrame) -> pd.DataFrame:
+def candidates(p: Plan, trials: pd.DataFrame) -> pd.DataFrame:
     """The settings to confirm: of those that played every block (each setting once),
     the `confirm` best (one objective) or up to `confirm` spread along the Pareto front."""
     full = trials[(trials["state"] == "complete") & (trials["games"] == sum(p.blocks))]
     full = full.drop_duplicates([k.name for k in p.knobs])
     losses = full[[f"loss_{i}" for i in range(len(p.objectives))]].to_numpy()
     if len(p.objectives) == 1:
-        return full.iloc[U.rank(losses)[:p.confirm]]
-    front = full[U.fronts(losses) == 0]
+        return full.iloc[rank(losses)[:p.confirm]]
+    front = full[fronts(losses) == 0]
     return front.iloc[np.argsort(knee_scores(front[["loss_0", "loss_1"]].to_numpy()), kind="stable")[:p.confirm]]
 
 
-def confirm_run(p: U.Plan, setting: dict[str, Any], threads: int | None) -> dict[str, tuple[float, Any]]:
+def confirm_run(p: Plan, setting: dict[str, Any], threads: int | None) -> dict[str, tuple[float, Any]]:
     """The setting's measures on the confirmation's fresh games (common to every setting)."""
-    key = (U._key(setting), "confirm")
+    key = (_key(setting), "confirm")
     if key not in p.cache:
-        p.cache[key] = U._play(p, setting, p.confirm_games, U.block_seed(p.seed, -1), threads)
-    return U.estimates([p.cache[key]])
+        p.cache[key] = _play(p, setting, p.confirm_games, block_seed(p.seed, -1), threads)
+    return estimates([p.cache[key]])
 
 
-def shown(p: U.Plan, est: dict[str, tuple[float, Any]], name: str) -> tuple[float, float, float]:
-    """A measure as reports show it, with its 95% interval: edges less the fair 1/P."""
-    value, infl = est[name]
-    lo, hi = est["balance_interval"] if name == "balance" else M.interval(value, infl)
-    shift = U.offset(name, p.players)
-    return value - shift, lo - shift, hi - shift
-
-
-def knee_scores(losses: np.ndarray) -> np.ndarray:
-    """The sum of each row's losses, each scaled to its range over the rows: the least is
-    the compromise (the knee) of a Pareto front, and the best of one objective."""
-    span = losses.max(axis=0) - losses.min(axis=0)
-    return ((losses - losses.min(axis=0)) / np.where(span > 0, span, 1.0)).sum(axis=1)
-
-
-def knee(p: U.Plan, ests: list[dict]) -> int:
+def knee(p: Plan, ests: list[dict]) -> int:
     """The best confirmed setting: the knee of the confirmed settings' losses."""
-    return int(np.argmin(knee_scores(np.array([[U.loss(o, e, p.players) for o in p.objectives] for e in ests]))))
+    return int(np.argmin(knee_scores(np.array([[loss(o, e, p.players) for o in p.objectives] for e in ests]))))
 
 
-def neighbours(p: U.Plan, setting: dict[str, Any]):
+def neighbours(p: Plan, setting: dict[str, Any]):
     """(knob, moved setting) for each knob moved one step down and one step up alone."""
     for k in p.knobs:
         i = k.values.index(setting[k.name])

@@ -39,8 +39,8 @@ from ..report import plots
 from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import policy_data
-from . import tables as T
-from .stats import wilson_interval
+from ..stats import tables as T
+from ..stats.intervals import wilson_interval
 
 KEYS = ("policies", "games", "options", "bootstrap")
 ELO = 400 / math.log(10)

@@ -29,7 +29,7 @@ from ..report import findings as F
 from ..report.markdown import Report
 from ..runner import simulate, versions
 from ..start import policy_data
-from . import tables as T
+from ..stats import tables as T
 from .definition import player_counts
 
 KEYS = ("players", "policies", "games", "options")

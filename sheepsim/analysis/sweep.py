@@ -40,7 +40,7 @@ from ..report.markdown import Report, format_interval
 from ..runner import simulate, versions
 from ..start import policy_data
 from .definition import player_counts
-from .stats import wilson_interval
+from ..stats.intervals import wilson_interval
 
 KEYS = ("players", "policy", "param", "values", "field_policy", "field_values", "field", "games",
         "confirm_games", "options", "confidence")
@@ -323,7 +323,7 @@ def _play_at(report: Report, game, rules, spec: str, games: int, seed: int, thre
     from ..policies import seat_specs
     from ..report import findings as F
     from ..report import plots
-    from . import tables as T
+    from ..stats import tables as T
     unit = game.turn_unit
     df = simulate(game, rules, seat_specs(game.name, [spec], n), games, seed, threads, metrics=True).results
     seats = T.seat_table(df)

@@ -17,7 +17,7 @@ an integer range or a list of choices:
     option = "colours"
     choices = [4, 5, 6, 7]
 
-The objectives, one or two (measures.py defines the metrics):
+The objectives, one or two (stats/measures.py defines the metrics):
 
     { metric = "focal_edge", goal = "zero" }       the value's size minimised
     { metric = "balance", goal = "maximize" }      or "minimize"
@@ -52,6 +52,10 @@ games, racing or seed) starts a new study.
 The sampler is seeded from (seed, trial number) at each ask and an evaluation depends
 only on the setting and the block seeds, so a resumed study ends as an uninterrupted one.
 
+This module plans the run and makes its tables; racing.py plays, races and confirms the
+settings; the plan, knobs and objectives are report/tuning_model.py's, which the report
+(report/tuning.py) reads with the data this module hands it.
+
 Analysis keys: players, policy, focal_policy, strong, weak, options, space, objectives,
 trials, batch, games, eta, rungs, confirm, confirm_games.
 """
@@ -63,82 +67,25 @@ import io
 import json
 import math
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import SheepsimError
 from ..fileio import write_atomic
 from ..games import get_game
 from ..policies import seat_specs
-from ..runner import simulate
+from ..report.tuning_model import METRICS, Knob, Objective, Plan, setting_text, shown, shown_names
 from ..start import policy_data
-from . import measures as M
-from . import tables as T
+from ..stats import measures as M
+from ..stats import tables as T
+from . import racing as R
+from .racing import _key, block_seed, confirm_run, loss, loss_influence, neighbours, options_of, valid
 
 KEYS = ("players", "policy", "focal_policy", "strong", "weak", "options", "space", "objectives", "trials", "batch",
         "games", "eta", "rungs", "confirm", "confirm_games")
 GOALS = ("minimize", "maximize", "zero", "inside")
-# metric: (label, shown as) -- "points": a share less the fair 1/P, in signed points
-METRICS = {"edge": ("seat 0 edge", "points"), "focal_edge": ("focal player's edge", "points"),
-           "length": ("length", "count"), "decided_share": ("decided share", "share"),
-           "comeback": ("comeback rate", "share"), "lead_changes": ("lead changes", "count"),
-           "drama": ("drama", "count"), "balance": ("balance", "count"), "skill_gap": ("skill gap", "points")}
-SHOWN = ("length", "edge", "focal_edge", "balance", "decided_share", "comeback")     # besides the objectives
-STUDY_FILE = "study.sqlite3"
-
-
-@dataclass(frozen=True)
-class Knob:
-    name: str
-    option: str
-    values: tuple                 # every value the knob takes, in order (a step moves along it)
-    player: int | None = None     # a per-player option's slot, or None for every player's value
-    choices: bool = False
-
-
-@dataclass(frozen=True)
-class Objective:
-    metric: str
-    goal: str
-    range: tuple[float, float] | None = None
-
-    @property
-    def label(self) -> str:
-        if self.goal == "inside":
-            return f"target-length score ({self.range[0]:g}-{self.range[1]:g})"
-        label = METRICS[self.metric][0]
-        return {"zero": f"|{label}|", "maximize": f"{label} (max)", "minimize": f"{label} (min)"}[self.goal]
-
-    @property
-    def measure(self) -> str:
-        """The measure behind it: the target-length score for `inside`."""
-        return "target_length" if self.goal == "inside" else self.metric
-
-
-@dataclass
-class Plan:
-    game: Any
-    players: int
-    policies: list[str]           # one SPEC per player slot
-    strong: str
-    weak: str
-    options: dict[str, Any]
-    knobs: list[Knob]
-    objectives: list[Objective]
-    trials: int
-    batch: int
-    blocks: list[int]             # games per racing block
-    eta: int
-    confirm: int
-    confirm_games: int
-    seed: int
-    identity: str = ""
-    needs_skill: bool = False
-    cache: dict = field(default_factory=dict)     # (setting, block) -> per-game measures
 
 
 def _problem(text: str) -> SheepsimError:
@@ -273,150 +220,10 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     return p
 
 
-# --- evaluating a setting --------------------------------------------------------------
-
-def block_seed(seed: int, block: int) -> int:
-    """The seed of racing block `block` (0, 1, ...) or of the confirmation (-1): a fresh
-    stream for each, the same for every setting."""
-    return int(np.random.SeedSequence([seed, 0x7475, block + 1]).generate_state(1, np.uint32)[0])
-
-
-def options_of(p: Plan, setting: dict[str, Any]) -> dict[str, Any]:
-    """The rule options of a setting (knob name -> value): the file's `options`, each
-    knob's option, per-player knobs last, over the others' values."""
-    options = dict(p.options)
-    for k in p.knobs:
-        if k.player is None:
-            options[k.option] = setting[k.name]
-    for k in p.knobs:
-        if k.player is not None:
-            current = options.get(k.option, next(o.default for o in p.game.options if o.name == k.option))
-            values = [int(v) for v in str(current).split(",")]
-            values = values * p.players if len(values) == 1 else values
-            values[k.player] = setting[k.name]
-            options[k.option] = ",".join(str(v) for v in values)
-    return options
-
-
-def _play(p: Plan, setting: dict[str, Any], games: int, seed: int, threads: int | None) -> dict[str, Any]:
-    """One block of a setting: the measures' per-game (a, b), and the seats' winners."""
-    rules = p.game.make_rules(p.players, options_of(p, setting))
-    df = simulate(p.game, rules, seat_specs(p.game.name, p.policies, p.players), games, seed, threads,
-                  metrics=True, notify=_to_stderr).results
-    names = {"edge", "focal_edge", "length", *M.EXPERIENCE}
-    target = next((o.range for o in p.objectives if o.goal == "inside"), None)
-    out = {"pairs": M.per_game(df, sorted(names | ({"target_length"} if target else set())), target),
-           "frame": df[["game", "winner", "num_players", "rotation", "turns", "drama"]]}
-    if p.needs_skill:
-        skill = simulate(p.game, rules, seat_specs(p.game.name, [p.strong] + [p.weak] * (p.players - 1), p.players),
-                         games, seed, threads, notify=_to_stderr).results
-        out["pairs"]["skill_gap"] = M.slot_share(skill)
-    return out
-
-
-def _to_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def _key(setting: dict[str, Any]) -> str:
-    return json.dumps(setting, sort_keys=True)
-
-
-def valid(p: Plan, setting: dict[str, Any]) -> str:
-    """'' when the rules take the setting, else why not."""
-    try:
-        policy_data(p.game, p.game.make_rules(p.players, options_of(p, setting)),
-                    seat_specs(p.game.name, p.policies, p.players))
-    except SheepsimError as exc:
-        return str(exc)
-    return ""
-
-
-def played(p: Plan, setting: dict[str, Any], blocks: int, threads: int | None) -> list[dict]:
-    """The setting's first `blocks` racing blocks, played once each (cached)."""
-    out = []
-    for b in range(blocks):
-        key = (_key(setting), b)
-        if key not in p.cache:
-            p.cache[key] = _play(p, setting, p.blocks[b], block_seed(p.seed, b), threads)
-        out.append(p.cache[key])
-    return out
-
-
-def estimates(runs: list[dict]) -> dict[str, tuple[float, np.ndarray | None]]:
-    """Every measure of the pooled blocks: name -> (value, per-game influence values)."""
-    pairs = {name: (np.concatenate([r["pairs"][name][0] for r in runs]),
-                    np.concatenate([r["pairs"][name][1] for r in runs])) for name in runs[0]["pairs"]}
-    out = {name: M.ratio(a, b) for name, (a, b) in pairs.items()}
-    frame = pd.concat([r["frame"] for r in runs], ignore_index=True)
-    out["balance"] = M.balance(frame)
-    winner = frame["winner"].to_numpy()
-    wins = np.bincount(winner[winner >= 0], minlength=int(frame["num_players"].iloc[0]))
-    # the delta method's interval fails near 1 (the largest gap is a maximum of noisy
-    # gaps); tables show the parametric bootstrap's, as every summary does
-    out["balance_interval"] = T.balance(wins, int(wins.sum()))[1:] if wins.sum() else (math.nan, math.nan)
-    return out
-
-
-def offset(measure: str, players: int) -> float:
-    """What a measure is shown less: the fair 1/P for an edge (a share of sole wins)."""
-    return 1.0 / players if measure in M.EDGES else 0.0
-
-
-def kind_of(measure: str) -> str:
-    """How a measure is shown: "points" (an edge), "share" or "count"."""
-    return "count" if measure == "target_length" else METRICS[measure][1]
-
-
-def label_of(measure: str) -> str:
-    return "target-length score" if measure == "target_length" else METRICS[measure][0]
-
-
-def loss(o: Objective, est: dict[str, tuple[float, Any]], players: int) -> float:
-    """What the sampler minimises for objective `o` (NaN: undefined, ranked last)."""
-    value = est[o.measure][0] - offset(o.measure, players)
-    return {"minimize": value, "maximize": -value, "zero": abs(value), "inside": -value}[o.goal]
-
-
-def loss_influence(o: Objective, est: dict[str, tuple[float, Any]], players: int) -> np.ndarray | None:
-    """The per-game influence values of the loss (its sign flips for maximize and inside,
-    and follows the value's sign for zero)."""
-    value, infl = est[o.measure]
-    if infl is None:
-        return None
-    value -= offset(o.measure, players)
-    sign = {"minimize": 1.0, "maximize": -1.0, "inside": -1.0, "zero": 1.0 if value >= 0 else -1.0}[o.goal]
-    return sign * infl
-
-
-def rank(losses: np.ndarray) -> np.ndarray:
-    """Order of settings (rows of losses), best first: non-dominated front, then the sum
-    of the objectives' ranks (one objective: its loss); NaN losses last."""
-    n = len(losses)
-    finite = np.where(np.isnan(losses), np.inf, losses)
-    ranks = np.argsort(np.argsort(finite, axis=0, kind="stable"), axis=0, kind="stable").sum(axis=1)
-    return np.lexsort((np.arange(n), ranks, fronts(losses)))
-
-
-def fronts(losses: np.ndarray) -> np.ndarray:
-    """Each setting's non-dominated front (0: the Pareto front) by its losses (rows)."""
-    losses = np.where(np.isnan(losses), np.inf, losses)
-    front = np.full(len(losses), -1)
-    level = 0
-    while (front < 0).any():
-        left = np.flatnonzero(front < 0)
-        for i in left:
-            if not any(np.all(losses[j] <= losses[i]) and np.any(losses[j] < losses[i]) for j in left):
-                front[i] = level
-        level += 1
-    return front
-
-
 # --- the run and its report ---------------------------------------------------------------
 
 def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
     from ..report.tuning import write_report
-    from . import racing as R
     folder = (reports / spec["name"]).absolute()
     folder.mkdir(parents=True, exist_ok=True)
     study = R.open_study(p, folder, progress)
@@ -440,27 +247,11 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     buffer = io.BytesIO()
     trials.to_parquet(buffer, index=False)
     write_atomic(folder / "trials.parquet", buffer.getvalue())      # a full disk: one line, no half file
-    return write_report(spec, p, reports, command, trials, seconds, settings, ests, confirmed, sensitivity)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-def setting_text(s: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in s.items())
+    return write_report(spec, p, reports, command, trials, seconds, settings, ests, confirmed, sensitivity,
+                        replays(p, settings[best]))
 
 
 def _measures_row(p: Plan, est: dict, names: list[str]) -> dict[str, float]:
-    from .racing import shown
     row = {}
     for m in names:
         row[m], row[f"{m}_lo"], row[f"{m}_hi"] = shown(p, est, m)
@@ -496,13 +287,6 @@ def _change_row(p: Plan, base: dict, moved: dict) -> dict[str, Any]:
     return row
 
 
-def shown_names(p: Plan) -> list[str]:
-    """The measures the tables show: the objectives', then SHOWN (the focal player's
-    edge only when slot 0 plays its own policy)."""
-    names = [o.measure for o in p.objectives]
-    return names + [m for m in SHOWN if m not in names and not (m == "focal_edge" and len(set(p.policies)) == 1)]
-
-
 def replays(p: Plan, setting: dict[str, Any]) -> list[dict[str, Any]]:
     """Three games of the best setting's confirmation run worth watching
     (tables.worth_watching), as the report's replay records (report/saved.py)."""
@@ -526,7 +310,6 @@ def _confirmed_table(p: Plan, settings: list[dict], ests: list[dict], best: int)
 
 
 def _sensitivity_table(p: Plan, setting: dict, est: dict, threads: int | None) -> pd.DataFrame:
-    from .racing import confirm_run, neighbours
     rows = []
     for k, moved in neighbours(p, setting):
         row = {"knob": k.name, "from": setting[k.name], "to": moved[k.name]}

@@ -23,9 +23,9 @@ from ..report import findings as F
 from ..report.markdown import Report, format_interval
 from ..runner import simulate, versions
 from ..start import policy_data
-from . import tables as T
+from ..stats import tables as T
 from .definition import player_counts
-from .stats import holm_adjusted, normal_p, wilson_interval
+from ..stats.intervals import holm_adjusted, normal_p, wilson_interval
 
 KEYS = ("players", "policy", "games", "options", "variants")
 
@@ -141,7 +141,7 @@ def _experience_rows(n: int, policy: str, results: dict[str, pd.DataFrame]) -> l
     each PAIRED measure against the first variant, the baseline, and its p (NaN for the
     baseline itself)."""
     from .check import paired_ratio
-    from .measures import per_game
+    from ..stats.measures import per_game
     baseline = next(iter(results))
     base = per_game(results[baseline], PAIRED)
     rows = []

@@ -1,6 +1,6 @@
 """The kernels' experience metrics: a running tally of one game, in the driver's loop.
 
-analysis/experience.py is the readable definition (it keeps a game's whole trajectory
+stats/experience.py is the readable definition (it keeps a game's whole trajectory
 and reads the metrics off it); this is the same, computed on the fly in O(players) per
 sample with nothing kept per sample but one bit mask, so a kernel with metrics on costs
 little more than one without (`sheepsim bench`, metrics rows). The driver samples

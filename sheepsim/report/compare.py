@@ -5,7 +5,7 @@ from streams keyed by (seed, g). Two runs with the same seed and player count th
 differ in their policies or rules therefore play game g from the same deal and dice,
 and the difference A - B is best estimated game by game (common random numbers): for
 each game index both runs hold, d_g = x_A(g) - x_B(g), reported as the mean of d with
-the normal interval of a mean (stats.mean_interval).
+the normal interval of a mean (stats.intervals.mean_interval).
 Pairing removes the deal-to-deal variance that two independent runs would carry, so
 the interval is much narrower than the one of two separate win rates.
 
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis.stats import mean_interval
+from ..stats.intervals import mean_interval
 from ..errors import SheepsimError
 from ..results.store import read_manifest, read_results
 from .markdown import format_interval, table_to_markdown

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..analysis import tables as T
-from ..analysis.stats import wilson_interval
+from ..stats import tables as T
+from ..stats.intervals import wilson_interval
 from .markdown import format_interval
 
 # a seat at or beyond these win rates of decided games is called out as degenerate

@@ -1,6 +1,6 @@
 """Markdown rendering of analysis tables and whole reports.
 
-Tables follow the analysis.tables convention: a column X with X_lo and X_hi beside
+Tables follow the stats.tables convention: a column X with X_lo and X_hi beside
 it renders as one cell "X [lo, hi]". Each quantity has one number format, chosen per
 column so that every row reads alike:
 
@@ -42,7 +42,7 @@ from . import saved
 
 PROVENANCE_KEYS = ("game", "game_version", "rules", "policies", "seed", "games", "packages")
 MOST_DECIMALS = 4
-# readable names for the analysis.tables columns, used by every report table; a table
+# readable names for the stats.tables columns, used by every report table; a table
 # passes its own `headers` for the rest (or to override these)
 HEADERS = {
     "win_rate": "win rate", "fair_rate": "fair share", "shared": "shared wins", "draw_rate": "no sole winner",

@@ -32,7 +32,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
-from sheepsim.analysis.tables import game_margins, num_players
+from sheepsim.stats.tables import game_margins, num_players
 from sheepsim.report import saved
 from sheepsim.report.markdown import decimals, unsigned_zero, write_atomic
 

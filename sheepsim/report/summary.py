@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis import tables as T
-from ..analysis.stats import wilson_interval
+from ..stats import tables as T
+from ..stats.intervals import wilson_interval
 from ..report import findings as F
 from ..report.markdown import format_interval, table_to_markdown
 from ..results import aggregate as A
@@ -46,8 +46,8 @@ class _Counts:
     length: dict[str, float]    # mean, mean_lo, mean_hi, median (median_lo, median_hi), q25, q75, p90, p99
     tiebreak: int | None        # games decided by the tie-break (games that have one)
     exact: bool                 # quantiles exact from a histogram (aggregate mode)
-    experience: pd.DataFrame | None = None      # the --metrics table (analysis.tables.experience_table)
-    ends: pd.DataFrame | None = None            # how the games ended (analysis.tables.end_table)
+    experience: pd.DataFrame | None = None      # the --metrics table (stats.tables.experience_table)
+    ends: pd.DataFrame | None = None            # how the games ended (stats.tables.end_table)
     turns: Counter | None = None                # the length histogram {turns: games}
 
 

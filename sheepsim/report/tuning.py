@@ -1,6 +1,7 @@
 """The tuner's report (analysis/tune.py): findings, the figure (each setting's objective
 in the order tried, or the Pareto front of two objectives), the confirmed settings, the
-sensitivity table and the settings tried."""
+sensitivity table and the settings tried. It reads the tuner's data model
+(tuning_model.py) and what the analysis hands it, and never imports the analysis."""
 
 from __future__ import annotations
 
@@ -11,25 +12,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis.racing import _optuna, knee_scores, shown
-from ..analysis.tune import (METRICS, Knob, Objective, Plan, fronts, kind_of, label_of, replays, setting_text,
-                             shown_names)
 from ..runner import versions
+from ..stats.pareto import fronts, knee_scores
 from . import plots
 from .markdown import Report, format_interval
+from .tuning_model import METRICS, Knob, Objective, Plan, kind_of, label_of, setting_text, shown, shown_names
 
 
 def _best_of_two(among: str) -> str:
-    """What "best" means with two objectives, in the report's words (racing.knee_scores)."""
+    """What "best" means with two objectives, in the report's words (stats.pareto.knee_scores)."""
     return (f"best: the least sum of the two objectives, each scaled from 0 at the best to 1 at the worst value "
             f"among {among}; the knee of the front, nearest the corner where both are at their best")
 
 
 def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, trials: pd.DataFrame, seconds: float,
-                 settings: list[dict], ests: list[dict], confirmed: pd.DataFrame, sensitivity: pd.DataFrame) -> Path:
-    """REPORTS/<name>.md with its figure in REPORTS/<name>/; settings[0] is the best."""
+                 settings: list[dict], ests: list[dict], confirmed: pd.DataFrame, sensitivity: pd.DataFrame,
+                 replays: list[dict[str, Any]]) -> Path:
+    """REPORTS/<name>.md with its figure in REPORTS/<name>/; settings[0] is the best,
+    `replays` the games of its confirmation run worth watching (the report's replay
+    records, report/saved.py)."""
+    import optuna                    # its version; the analysis ran the study with it
     best = 0
-    optuna = _optuna()
     name, game = spec["name"], p.game
     folder = (reports / name).absolute()
     games_played = int(trials["games"].sum())
@@ -46,7 +49,7 @@ def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, tri
     }, description=spec.get("description"))
     report.headline(_headline(p, settings, ests, best, confirmed))
     report.findings(_findings(p, settings, ests, best, confirmed, sensitivity, trials, seconds))
-    report.replays(replays(p, settings[best]))
+    report.replays(replays)
     report.figure(_figure(p, trials, settings, ests, best, folder), _caption(p))
     report.heading("Confirmed settings")
     report.table(confirmed.drop(columns=[c for c in confirmed if c.startswith("loss")]),

@@ -10,7 +10,7 @@ addition), and its size depends on the value ranges seen, not on the number of g
     seat_wins[s]              sole wins of seat s
     seat_shared[s]            draws / shared results seat s took part in (cowinners bit s)
     policy[label]             {games, decided, wins, shared}, counting seat appearances
-                              (as analysis.tables.policy_table does)
+                              (as stats.tables.policy_table does)
     turns                     histogram {turns: games}
     scores[s]                 histogram {score of seat s: games}
     sums[col], sumsq[col]     sum and sum of squares of every other integer/bool column
@@ -240,7 +240,7 @@ def hist_mean_sd(hist: Counter) -> tuple[float, float, int]:
 
 
 def _rates(table: pd.DataFrame, name: str, successes: str, n: str) -> pd.DataFrame:
-    from ..analysis.stats import wilson_interval
+    from ..stats.intervals import wilson_interval
     k, m = table[successes].to_numpy(), table[n].to_numpy()
     lo, hi = wilson_interval(k, m)
     table[f"{name}_rate"] = np.where(m > 0, k / np.maximum(m, 1), np.nan)
@@ -249,8 +249,8 @@ def _rates(table: pd.DataFrame, name: str, successes: str, n: str) -> pd.DataFra
 
 
 def seat_table(agg: Aggregate) -> pd.DataFrame:
-    """analysis.tables.seat_table from counts: same columns and attrs (without policies)."""
-    from ..analysis.stats import chi_square_uniform, wilson_interval
+    """stats.tables.seat_table from counts: same columns and attrs (without policies)."""
+    from ..stats.intervals import chi_square_uniform, wilson_interval
     p = agg.players
     table = pd.DataFrame({"seat": np.arange(p), "games": agg.games, "decided": agg.decided,
                           "wins": agg.seat_wins, "shared": agg.seat_shared})
@@ -266,7 +266,7 @@ def seat_table(agg: Aggregate) -> pd.DataFrame:
 
 
 def policy_table(agg: Aggregate) -> pd.DataFrame:
-    """analysis.tables.policy_table from counts (seat appearances per policy SPEC)."""
+    """stats.tables.policy_table from counts (seat appearances per policy SPEC)."""
     rows = [{"policy": label, **agg.policy[label]} for label in sorted(agg.policy)]
     table = _rates(pd.DataFrame(rows, columns=["policy", "games", "decided", "wins", "shared"]),
                    "win", "wins", "decided")
@@ -276,7 +276,7 @@ def policy_table(agg: Aggregate) -> pd.DataFrame:
 
 def length_summary(agg: Aggregate) -> dict[str, float]:
     """Exact mean (with a normal 95% interval), median, quartiles, p90 and p99 of `turns`."""
-    from ..analysis.stats import mean_interval
+    from ..stats.intervals import mean_interval
     mean, sd, n = hist_mean_sd(agg.turns)
     lo, hi = mean_interval(mean, sd, n)
     out = {"mean": mean, "mean_lo": lo, "mean_hi": hi}
@@ -286,9 +286,9 @@ def length_summary(agg: Aggregate) -> dict[str, float]:
 
 
 def experience_table(agg: Aggregate) -> pd.DataFrame | None:
-    """analysis.tables.experience_table from counts (None for a run without --metrics):
+    """stats.tables.experience_table from counts (None for a run without --metrics):
     rounds and lead changes from their integer sums, the float metrics from `floats`."""
-    from ..analysis.tables import EXPERIENCE, experience_from
+    from ..stats.tables import EXPERIENCE, experience_from
     if "drama" not in agg.floats:
         return None
     stats = {}
@@ -299,6 +299,6 @@ def experience_table(agg: Aggregate) -> pd.DataFrame | None:
 
 
 def end_table(agg: Aggregate) -> pd.DataFrame | None:
-    """analysis.tables.end_table from counts (None for a run without the `end` column)."""
-    from ..analysis.tables import end_shares
+    """stats.tables.end_table from counts (None for a run without the `end` column)."""
+    from ..stats.tables import end_shares
     return end_shares(dict(agg.ends), agg.games) if agg.ends else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.stats import wilson_interval
+from ..stats.intervals import wilson_interval
 from ..results.aggregate import Aggregate
 
 

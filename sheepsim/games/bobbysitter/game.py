@@ -22,7 +22,7 @@ from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
-from .model import DEFAULT_COUNTS, MAX_CARDS, PROFILE_PARAMS, PROFILES
+from .model import DEFAULT_COUNTS, PROFILE_PARAMS, PROFILES
 from .trace import trace
 
 _PARAM_HELP = {
@@ -48,29 +48,6 @@ register_policy("bobbysitter", "profile", policy_id=POL.PROFILE, params=_params(
                 doc="a reaction profile with every parameter given (defaults: adult), e.g. "
                     "profile:median_ms=600,spread=0.3,p_false_empty=0.1,p_false_hidden=0.2,p_wrong_counter=0.05"
                 )(POL.profile)
-
-
-def read_deck(path) -> list[dict]:
-    """A deck file: cards {sheep, wolf, hidden_wolf}, each with an optional `count`
-    (repeat it), e.g. TOML `cards = [{sheep = 2, count = 8}, {wolf = true, count = 10}]`."""
-    from ..deckfile import read_cards
-    deck = []
-    for i, card in enumerate(read_cards(path)):
-        where = f"deck file {path}, card {i + 1}"
-        if not isinstance(card, dict):
-            raise SheepsimError(f"{where}: a card is a table {{sheep = N, wolf = true|false, hidden_wolf = "
-                                f"true|false, count = N}}")
-        card = dict(card)
-        count = card.pop("count", 1)
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_CARDS:
-            raise SheepsimError(f"{where}: count must be an integer 1..{MAX_CARDS}, got {count!r}")
-        sheep, wolf, hidden = R.parse_card(card, where)
-        deck += [{"sheep": sheep, "wolf": wolf, "hidden_wolf": hidden}] * count
-    if not deck:
-        raise SheepsimError(f"deck file {path} has no cards; a deck needs 1..{MAX_CARDS}")
-    if len(deck) > MAX_CARDS:
-        raise SheepsimError(f"deck file {path} has {len(deck)} cards; a deck needs 1..{MAX_CARDS}")
-    return deck
 
 
 def initial_state(rules, start: dict | None = None) -> np.ndarray:
@@ -134,7 +111,7 @@ GAME = GameSpec(
     name="bobbysitter", title="Bobby Sitter", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="flips", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
-    bench_players=4, bench_policy="adult", read_deck=read_deck, policy_help=POL.__doc__.split("\n\n", 1)[1],
+    bench_players=4, bench_policy="adult", read_deck=R.read_deck, policy_help=POL.__doc__.split("\n\n", 1)[1],
     bench_workload="every seat the assumed adult profile, complete games (deck: the assumed default)",
     play=P, compile_seconds=35, end_conditions=END_CONDITIONS, end_condition=end_condition,
     skill_policies=("adult", "child"),

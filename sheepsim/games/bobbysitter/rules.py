@@ -127,6 +127,29 @@ def parse_card(card: Any, where: str) -> tuple[int, bool, bool]:
     return sheep, wolf, hidden
 
 
+def read_deck(path) -> list[dict]:
+    """A deck file: cards {sheep, wolf, hidden_wolf}, each with an optional `count`
+    (repeat it), e.g. TOML `cards = [{sheep = 2, count = 8}, {wolf = true, count = 10}]`."""
+    from ..deckfile import read_cards
+    deck = []
+    for i, card in enumerate(read_cards(path)):
+        where = f"deck file {path}, card {i + 1}"
+        if not isinstance(card, dict):
+            raise SheepsimError(f"{where}: a card is a table {{sheep = N, wolf = true|false, hidden_wolf = "
+                                f"true|false, count = N}}")
+        card = dict(card)
+        count = card.pop("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_CARDS:
+            raise SheepsimError(f"{where}: count must be an integer 1..{MAX_CARDS}, got {count!r}")
+        sheep, wolf, hidden = parse_card(card, where)
+        deck += [{"sheep": sheep, "wolf": wolf, "hidden_wolf": hidden}] * count
+    if not deck:
+        raise SheepsimError(f"deck file {path} has no cards; a deck needs 1..{MAX_CARDS}")
+    if len(deck) > MAX_CARDS:
+        raise SheepsimError(f"deck file {path} has {len(deck)} cards; a deck needs 1..{MAX_CARDS}")
+    return deck
+
+
 def deck_cards(rules: Rules, deck: Sequence | None = None) -> list[tuple[int, bool, bool]]:
     """(sheep, wolf, hidden_wolf) by card id: the explicit deck, or the generated one."""
     if deck is None:

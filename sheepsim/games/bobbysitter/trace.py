@@ -85,8 +85,7 @@ def _cards(rules, deck: np.ndarray, deck_file) -> list[tuple[int, bool, bool]]:
     """(sheep, wolf, hidden_wolf) of every card id, when known: the deck file's or the
     generated deck's cards whose codes are the dealt ones; else read back from the codes
     (with wolf_with_sheep=sheep a wolf with sheep then shows as sheep only)."""
-    from .game import read_deck
-    for source in ([read_deck(deck_file)] if deck_file is not None else []) + [None]:
+    for source in ([R.read_deck(deck_file)] if deck_file is not None else []) + [None]:
         cards = R.deck_cards(rules, source)
         if np.array_equal(R.deck_array(rules, source), deck):
             return cards

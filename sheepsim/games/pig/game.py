@@ -98,18 +98,9 @@ def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
 
 
-def check_aux(aux, goal: int, specs: list[PolicySpec]) -> None:
-    """The kernels' guard: the tables the seats of `specs` read are in aux."""
-    after = 0
-    if any(s.policy.builtin and s.policy.id == POL.LEARNED for s in specs):
-        after = min(POL.BUCKETS, goal) ** 2 + 2        # the block: min T, the thresholds, n
-        stoptable.check_block(aux, after - 2)
-    OPT.check_aux(aux, goal, POL.optimal_tols(specs), after)
-
-
 def play_chunk(rules_arr, init, specs: list[PolicySpec], rotate: bool, seed: int, first: int, n: int,
                metrics: np.ndarray | None = None) -> np.ndarray:
-    check_aux(init, int(rules_arr[R.R_GOAL]), specs)
+    POL.check_aux(init, int(rules_arr[R.R_GOAL]), specs)
     return W.play_chunk(P.KERNELS, rules_arr, init, specs, rotate, seed, first, n, metrics)
 
 

@@ -16,8 +16,10 @@ called by integer id through `choose`, so the cached chunk kernel makes direct c
 from numba import njit
 
 from ...rng import rand_below
+from .. import stoptable
 from .engine import ACT_HOLD, ACT_ROLL, S_SCORE, S_TURN, STATE_SIZE, legal
 from .optimal import A_TABLE, words
+from .optimal import check_aux as check_optimal
 from .rules import R_GOAL
 
 RANDOM, HOLD, OPTIMAL, LEARNED = 0, 1, 2, 3
@@ -130,6 +132,16 @@ def choose_rollout(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
 def optimal_tols(specs) -> list[float]:
     """The distinct tol values of the seats playing the built-in `optimal` (sorted)."""
     return sorted({spec.values[0] for spec in specs if spec.policy.builtin and spec.policy.id == OPTIMAL})
+
+
+def check_aux(aux, goal: int, specs) -> None:
+    """The kernels' guard: the tables the seats of `specs` (PolicySpecs) read are in aux
+    (the module docstring says where each is)."""
+    after = 0
+    if any(s.policy.builtin and s.policy.id == LEARNED for s in specs):
+        after = min(BUCKETS, goal) ** 2 + 2        # the block: min T, the thresholds, n
+        stoptable.check_block(aux, after - 2)
+    check_optimal(aux, goal, optimal_tols(specs), after)
 
 
 @njit(cache=True)

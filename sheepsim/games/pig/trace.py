@@ -14,6 +14,7 @@ import numpy as np
 from .. import wrappers as W
 from . import engine as E
 from . import play as P
+from . import policies as POL
 from ..tracetext import rules_lines
 from . import rules as R
 
@@ -24,8 +25,7 @@ def _replay(rules, specs, seed: int, game: int, rotate: bool, init: np.ndarray):
     """Play game `game` exactly as the runner does, keeping its (action, face) log
     (face 0 for a hold)."""
     arr = R.to_array(rules)
-    from .game import check_aux
-    check_aux(init, rules["goal"], specs)
+    POL.check_aux(init, rules["goal"], specs)
     log, row, slots, _ = W.replay(P.KERNELS, arr, init, specs, rotate, seed, game, P.ENGINE.max_log)
     return arr, slots, np.stack([log[:, 1], np.maximum(log[:, 2], 0)], axis=1), row
 

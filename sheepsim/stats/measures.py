@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from . import tables as T
-from .stats import mean_interval
+from .intervals import mean_interval
 
 # shares of sole wins, shown as an edge over the fair share 1/P
 EDGES = frozenset({"edge", "focal_edge", "skill_gap"})

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sheepsim.analysis.stats import (
+from sheepsim.stats.intervals import (
     bootstrap_quantile_ci,
     chi_square_uniform,
     mean_interval,
