@@ -25,9 +25,8 @@ _reference_costs: dict[str, float] = {}     # game -> REFERENCE_ITERS's seconds 
 def _cost(game, rules, spec: str, players: int) -> float:
     """Seconds per decision of `spec` playing every seat, 1 thread: COST_GAMES games
     timed (after a compile run), their decisions counted from the replays."""
-    from .games import kernel_modules
     from .policies import seat_specs
-    _, _, PL = kernel_modules(game.name)
+    PL = game.play
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(game.name, [spec], players)
     game.play_chunk(arr, aux, specs, True, 2, 0, 1)              # compile (or load)

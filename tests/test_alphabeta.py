@@ -94,11 +94,11 @@ def test_the_kernel_chooses_and_draws_as_its_python_twin(players, options, polic
     for i, (s, rules, aux, seat) in enumerate(positions):
         rng_kernel, rng_twin = streams(SEED, i, 1)[0], streams(SEED, i, 1)[0]
         kernel = _kernel(s.copy(), rules, aux, np.int64(seat), params, rng_kernel, buf, buf.copy())
-        twin = reference.alphabeta((E, _greedy), PL.GAME, PS.SEARCH, PS.ROLLOUT_PARAMS, s.copy(), rules, aux, seat,
+        twin = reference.alphabeta((PL.ENGINE, _greedy), PL.GAME, PS.SEARCH, PS.ROLLOUT_PARAMS, s.copy(), rules, aux, seat,
                                    params, rng_twin)
         assert tuple(int(x) for x in kernel) == twin, f"decision {i}, seat {seat}"
         assert np.array_equal(rng_kernel, rng_twin), f"decision {i}: the streams parted"
-        flat += reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, params)[4]
+        flat += reference.alphabeta_root(PL.ENGINE, PL.GAME, PS.SEARCH, s, rules, aux, seat, params)[4]
     assert len(positions) >= 15
     # the rules' build (board=random) leaves no tile to choose; a built board's tiles tie
     # at one ply (no stack stands yet), and the heuristic places them
@@ -113,13 +113,13 @@ def test_the_twin_agrees_with_plain_minimax(players, depth):
     params = _params(depth)
     compared = 0
     for s, rules, aux, seat in positions[:8]:
-        actions, decided, _, _, flat = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, params)
-        one = reference.minimax(E, PS.SEARCH, s, rules, aux, seat, 1, buf)
+        actions, decided, _, _, flat = reference.alphabeta_root(PL.ENGINE, PL.GAME, PS.SEARCH, s, rules, aux, seat, params)
+        one = reference.minimax(PL.ENGINE, PS.SEARCH, s, rules, aux, seat, 1, buf)
         # flat: one ply ties every action, and the search stops there (the heuristic plays)
         assert flat == (len(actions) > 1 and max(one.values()) - min(one.values()) <= AB.TIE)
         if len(actions) == 1 or flat:
             continue
-        exact = reference.minimax(E, PS.SEARCH, s, rules, aux, seat, depth, buf)
+        exact = reference.minimax(PL.ENGINE, PS.SEARCH, s, rules, aux, seat, depth, buf)
         top = max(exact.values())
         assert max(decided) == pytest.approx(top, abs=1e-9)
         best = {a for a, v in exact.items() if v >= top - AB.TIE}
@@ -134,11 +134,11 @@ def test_a_budget_too_small_for_a_second_ply_decides_as_depth_one():
     positions = _positions(2, {}, ["greedy", "random"], 1, SEED, phase=E.PH_MOVE, every=3)
     compared = 0
     for s, rules, aux, seat in positions:
-        one = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(1))
+        one = reference.alphabeta_root(PL.ENGINE, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(1))
         if len(one[0]) == 1 or one[4]:
             continue                                # a forced move, or a flat root: no second ply
-        capped = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(6, 1))
-        two = reference.alphabeta_root(E, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(2))
+        capped = reference.alphabeta_root(PL.ENGINE, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(6, 1))
+        two = reference.alphabeta_root(PL.ENGINE, PL.GAME, PS.SEARCH, s, rules, aux, seat, _params(2))
         assert capped[1] == one[1] and capped[3] == one[3] == len(one[0])
         assert two[3] > one[3]                      # a second ply makes more positions
         compared += 1

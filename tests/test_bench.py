@@ -179,13 +179,14 @@ def test_json_into_a_folder_is_one_line_exit_2(tmp_path):
 
 
 def test_search_playouts_start_where_the_search_decided_and_play_to_the_end():
-    from sheepsim.games import get_game, kernel_modules
+    from sheepsim.games import get_game
     from sheepsim.games import wrappers as W
     from sheepsim.policies import seat_specs
     from sheepsim.rng import streams
     from sheepsim.search import bench as SB
     game = get_game("pig")
-    E, _POL, PL = kernel_modules("pig")
+    PL = game.play
+    E = PL.ENGINE
     rules = game.make_rules(2, {"goal": 40})
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs("pig", ["mcts:iters=8", "random"], 2)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from sheepsim.stats import experience as X
-from sheepsim.games import get_game, kernel_modules
+from sheepsim.games import get_game
+from sheepsim.games.pig.engine import O_WINNER
 from sheepsim.games import wrappers as W
 from sheepsim.games.trajectory import trajectory
 from sheepsim.games.tally import METRICS, M_SIZE
@@ -77,7 +78,7 @@ def test_the_replayed_pig_trajectory_is_the_banked_scores_of_each_round():
         samples = trajectory(game.play, arr, aux, specs, True, 11, g)
         log = W.replay(game.play, arr, aux, specs, True, 11, g)[0]
         assert np.array_equal(samples, _pig_rounds(log, 50))
-        winner = int(rows[g, kernel_modules(game.name)[0].O_WINNER])
+        winner = int(rows[g, O_WINNER])
         assert X.sole_leader(samples[-1]) == winner
 
 
@@ -92,7 +93,7 @@ def test_the_last_sample_ranks_the_winner_first(name, players, policy):
     arr = game.to_array(rules)
     aux = kernel_aux(game, rules, None, specs)
     rows = game.play_chunk(arr, aux, specs, True, 5, 0, 4)
-    cow = kernel_modules(game.name)[0].O_COWINNERS
+    cow = game.play.GAME.cowinners
     for g in range(4):
         samples = trajectory(game.play, arr, aux, specs, True, 5, g)
         assert samples.shape[1] == players and len(samples) >= 2
@@ -125,7 +126,7 @@ def test_the_kernels_metrics_are_the_reference_game_by_game(name, players, polic
     tallied = np.full((n, M_SIZE), -7.0)
     rows = game.play_chunk(arr, aux, specs, True, 3, 100, n, tallied)
     assert np.array_equal(rows, plain)
-    cow = kernel_modules(game.name)[0].O_COWINNERS
+    cow = game.play.GAME.cowinners
     seen_changes = 0
     for i in range(n):
         ref = X.metrics(trajectory(game.play, arr, aux, specs, True, 3, 100 + i), int(rows[i, cow]))

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from sheepsim.games.kernels import of_kind
-from sheepsim.games import get_game, kernel_modules
+from sheepsim.games import get_game
 from sheepsim.games import wrappers as W
 from sheepsim.policies import seat_specs
 from sheepsim.rng import streams
@@ -32,7 +32,8 @@ from test_search import pig_decisive_positions
                                           ("hiboufou", 2), ("hiboufou", 3), ("blacksheep", 3)])
 def test_the_reference_view_agrees_with_the_kernel_along_whole_games(name, players):
     game = get_game(name)
-    E, _, PL = kernel_modules(name)
+    PL = game.play
+    E = PL.ENGINE
     rules = game.make_rules(players, {})
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(name, ["random"], players)
@@ -82,7 +83,8 @@ def _kernel_positions(name, players, games, options=None):
     replays as the bench rebuilds them (search/bench.py, seed 1)."""
     from sheepsim.search.bench import _positions
     game = get_game(name)
-    E, _, PL = kernel_modules(name)
+    PL = game.play
+    E = PL.ENGINE
     rules = game.make_rules(players, options or {})
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(name, ["random"], players)

@@ -12,6 +12,8 @@ re-deal tests are test_blacksheep_hidden's and test_hiboufou_hidden's.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from numba import njit
@@ -19,7 +21,7 @@ from numba import njit
 from conftest import assert_bad
 from conftest import run_cli as run
 from sheepsim.games.kernels import of_kind
-from sheepsim.games import get_game, kernel_modules
+from sheepsim.games import get_game
 from sheepsim.games import wrappers as W
 from sheepsim.games.driver import NATURE
 from sheepsim.games.pig import engine as PE
@@ -71,8 +73,10 @@ TWINS = [  # game, players, options, policies by slot (slot 0 searches), decisio
 @pytest.mark.parametrize("name,players,options,policies,decisions", TWINS,
                          ids=[f"{t[0]}-{t[3][0]}" for t in TWINS])
 def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, options, policies, decisions):
-    E, POL, PL = kernel_modules(name)
     game = get_game(name)
+    PL = game.play
+    E = PL.ENGINE
+    POL = importlib.import_module(f"sheepsim.games.{name}.policies")
     rules = game.make_rules(players, options)
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(name, policies, players)
@@ -96,7 +100,7 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
                 spec = specs[slots[who]]
                 rng = rngs[pol + who]
                 if spec.policy.id == A.PIMC:
-                    action = reference.pimc(hooks, PL.GAME, of_kind(PL, "search").SEARCH, of_kind(PL, "search").ROLLOUT_PARAMS, hasattr(E, "determinize"),
+                    action = reference.pimc(hooks, PL.GAME, of_kind(PL, "search").SEARCH, of_kind(PL, "search").ROLLOUT_PARAMS, E.determinize is not None,
                                             s.copy(), arr, aux, who, spec.vector(), rng)
                     searched += 1
                 elif spec.policy.id >= A.MCTS:

@@ -93,13 +93,3 @@ def get_game(name: str) -> GameSpec:
     if key not in _PLUGINS:
         raise SheepsimError(f"unknown game {name!r}; valid games: {', '.join(NAMES + tuple(_PLUGINS))}")
     return _PLUGINS[key][0]
-
-
-def kernel_modules(name: str):
-    """(engine, policies, kernels) modules of a registered game: the contract's hooks
-    (driver.py) and its cached kernels (kernels.py) for generic tools and the
-    conformance suite."""
-    import importlib
-    spec = get_game(name)
-    return tuple(importlib.import_module(f"{__name__}.{spec.name}.{part}") for part in ("engine", "policies")) + (
-        spec.play,)

@@ -61,10 +61,10 @@ def _best(run, threads: int) -> float:
 
 
 def search_row(game, budget: int, threads: int) -> dict[str, Any]:
-    from ..games import kernel_modules
     from ..policies import seat_specs
 
-    E, _, PL = kernel_modules(game.name)
+    PL = game.play
+    E = PL.ENGINE
     name = _search_name(game)
     players = game.bench_players or game.players[0]
     rules = game.make_rules(players, {})

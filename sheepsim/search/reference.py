@@ -33,8 +33,9 @@ class _Action:
 
 
 def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, params, rng):
-    """The action mcts.search chooses (a tuple), with `hooks` the engine module and the
-    game's built-in dispatcher: (engine, choose); rng is advanced as the kernel's is."""
+    """The action mcts.search chooses (a tuple), with `hooks` the game's Engine record
+    (games/kernels.py: its hooks and shape) and its built-in dispatcher: (engine,
+    choose); rng is advanced as the kernel's is."""
     E, choose = hooks
     width = game.action_size
     players = int(rules[0])
@@ -52,7 +53,7 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
     lbuf = np.zeros((game.max_actions, width), dtype=np.int32)
     buf = np.zeros_like(lbuf)
     scratch = np.zeros_like(lbuf)
-    determinize = getattr(E, "determinize", None)
+    determinize = E.determinize
     for _ in range(iters):
         sim = s.copy()
         if hidden:
@@ -139,7 +140,7 @@ def search(hooks, game, spec, rollout_params, hidden, s, rules, aux, seat, param
 
 def _rewards(E, spec, sim, rules, players, cut, temp=0.0):
     if cut:
-        prog = np.zeros(E.MAX_PLAYERS)
+        prog = np.zeros(E.shape.max_players)
         E.progress(sim, rules, prog)
         top = max(prog[:players])
         if temp > 0:
@@ -316,7 +317,7 @@ def ab_value(E, spec, state, rules, seat):
     """alphabeta.value: the searching seat's standing less the best other's, and WIN x
     the difference of win shares once the game is over."""
     players = int(rules[0])
-    prog = np.zeros(E.MAX_PLAYERS)
+    prog = np.zeros(E.shape.max_players)
     E.progress(state, rules, prog)
     v = prog[seat] - max(prog[q] for q in range(players) if q != seat)
     if E.actor(state, rules) == -1:
