@@ -188,48 +188,69 @@ def bench_game(game, players: int | None = None, n_games: int | None = None, ref
             "decisions_per_s_nt": many * per_game if per_game is not None else None}
 
 
-C_BASELINE = Path(__file__).parent / "baselines"     # bsfull.c and its fixed board, board32
-
-
-def c_baseline(threads: int, log: Callable[[str], None]) -> list[dict[str, Any]] | None:
-    """Battle Sheep's random games against the plain-C program baselines/bsfull.c (same
-    rules, same random policy), side by side at 1 thread: complete 2-player games, and
-    placement and moves on the fixed 32-hex board board32. None without a C compiler.
-    Runs alternate between the two programs, best of REPEATS each."""
+def c_baseline(game, threads: int, log: Callable[[str], None]) -> list[dict[str, Any]] | None:
+    """The game's kernel against its plain-C program (GameSpec.baseline: same rules, same
+    policy), side by side at 1 thread, one row per workload the game declares (Battle
+    Sheep: complete 2-player games, and placement and moves on a fixed 32-hex board).
+    None without a C compiler. Runs alternate between the two programs, best of REPEATS each."""
     import shutil
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if compiler is None:
         return None
-    from .games import get_game
-    from .games.battlesheep import position as POS
     from .policies import seat_specs
-    game = get_game("battlesheep")
-    rules = game.make_rules(2, {})
-    specs = seat_specs("battlesheep", ["random"], 2)
+    base = game.baseline
+    rules = game.make_rules(base.players, {})
+    specs = seat_specs(game.name, [base.policy], base.players)
     arr = game.to_array(rules)
-    board = POS.to_state(json.loads((C_BASELINE / "board32.json").read_text()), rules)
+    workloads = base.workloads(rules)
+    program = _program_name(base.source)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        binary = Path(tmp) / "bsfull"
-        built = subprocess.run([compiler, "-O3", "-march=native", "-fopenmp", str(C_BASELINE / "bsfull.c"), "-o",
+        binary = Path(tmp) / base.source.stem
+        built = subprocess.run([compiler, "-O3", "-march=native", "-fopenmp", str(base.source), "-o",
                                 str(binary)], capture_output=True, text=True)
         if built.returncode != 0:
             log(f"bench: the C baseline did not compile ({built.stderr.strip()[:200]}); skipped")
             return None
-        for label, init, board_arg in (("complete 2-player games", game.initial_state(rules, None), []),
-                                       ("board32: placement and moves", board, [str(C_BASELINE / "board32.txt")])):
-            log(f"bench: battlesheep against C, {label}...")
+        for label, init, start in workloads:
+            log(f"bench: {game.name} against C, {label}...")
             n = _calibrate(lambda k: _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, k))[1], RUN_SECONDS)
             c_runs, ours = [], []
             with numba_threads(1):
                 for _ in range(REPEATS):
-                    out = subprocess.run([str(binary), str(n), "1", "2", *(board_arg or ["-"])], capture_output=True,
+                    out = subprocess.run([str(binary), str(n), "1", str(base.players), start], capture_output=True,
                                          text=True, check=True).stdout
                     c_runs.append(float(out.split("games_per_s=")[1].split()[0]))
                     ours.append(n / _timed(lambda: game.play_chunk(arr, init, specs, True, 1, 0, n))[0])
             rows.append({"workload": label, "games": n, "c_games_per_s": max(c_runs),
-                         "sheepsim_games_per_s": max(ours), "c_over_sheepsim": max(c_runs) / max(ours)})
+                         "sheepsim_games_per_s": max(ours), "c_over_sheepsim": max(c_runs) / max(ours),
+                         "game": game.name, "program": program, "policy": base.policy})
     return rows
+
+
+def _program_name(source: Path) -> str:
+    """A C program's file as the table names it: within the package, from its folder
+    (baselines/bsfull.c); elsewhere (a plug-in game's), its file name."""
+    try:
+        return source.resolve().relative_to(Path(__file__).resolve().parent).as_posix()
+    except ValueError:
+        return source.name
+
+
+CHECK_EXAMPLE = "variant.toml"      # the README's `sheepsim check` example (sheepsim/examples/)
+
+
+def example_game(example: str | Path) -> str | None:
+    """The game an example names (its TOML `game` key), whose benchmark brings the
+    example's row: the check row's `example` is a file of sheepsim/examples/ (a name),
+    the tuner's an analysis file (a path; None when the checkout has none)."""
+    import tomllib
+    if isinstance(example, Path):
+        if not example.exists():
+            return None
+        return tomllib.loads(example.read_text()).get("game")
+    from .examples import text
+    return tomllib.loads(text(example)).get("game")
 
 
 def check_row(threads: int, log: Callable[[str], None], scale: float = 1.0) -> dict[str, Any]:
@@ -239,8 +260,8 @@ def check_row(threads: int, log: Callable[[str], None], scale: float = 1.0) -> d
     from .analysis.check import load
     from .examples import text
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "variant.toml"
-        path.write_text(text("variant.toml"))
+        path = Path(tmp) / CHECK_EXAMPLE
+        path.write_text(text(CHECK_EXAMPLE))
         plan = load(path, scale)
         command = [sys.executable, "-c", "from sheepsim.cli import main; main()", "check", str(path), "-q",
                    "-t", str(threads), "--scale", str(scale)]
@@ -256,9 +277,9 @@ TUNE_EXAMPLE = Path(__file__).resolve().parent.parent / "analyses" / "bobbysitte
 
 
 def tune_row(threads: int, log: Callable[[str], None], path: Path = TUNE_EXAMPLE) -> dict[str, Any] | None:
-    """The tuner's speed on the shipped Bobby Sitter analysis (a checkout's analyses/; None
-    without it): settings tried a minute, racing included, in this process (its kernels
-    compiled by the Bobby Sitter row), the whole study timed, then the confirmation."""
+    """The tuner's speed on a shipped analysis (a checkout's analyses/; None without it):
+    settings tried a minute, racing included, in this process (its kernels compiled by
+    the row of the game it names), the whole study timed, then the confirmation."""
     from .analysis import definition
     from .analysis import racing, tune
     if not path.exists():
@@ -331,11 +352,13 @@ def run(games: list, players: int | None, n_games: int | None, reference_games: 
         for more in game.bench_more:
             log(f"bench: {game.name} {more[0]}...")
             report["rows"].append(bench_game(game, players, n_games, reference_games, threads, startup, more))
-    if any(g.name == "battlesheep" for g in games):
-        report["c_baseline"] = c_baseline(threads, log)
-    if startup and any(g.name == "blacksheep" for g in games):
+    baselines = [g for g in games if g.baseline is not None]
+    if baselines:
+        rows = [c_baseline(g, threads, log) for g in baselines]
+        report["c_baseline"] = None if None in rows else [r for game_rows in rows for r in game_rows]
+    if startup and any(g.name == example_game(CHECK_EXAMPLE) for g in games):
         report["check"] = check_row(threads, log)
-    if any(g.name == "bobbysitter" for g in games):
+    if any(g.name == example_game(TUNE_EXAMPLE) for g in games):
         report["tune"] = tune_row(threads, log)
     if search_budget:
         from .search.bench import search_games, search_row
@@ -412,11 +435,13 @@ def table(report: dict[str, Any]) -> str:
                f"{METRICS_COST_TARGET:.2f}x" + (f"; above it: {', '.join(heavy)})" if heavy else ")"))
     out.append(f"ratio = kernel at 1 (or {n}) threads / reference (the speed-up targets are at {n} threads); cpu/wall near the thread count means the threads had the "
                "cores to themselves")
-    if report.get("c_baseline"):
-        out += ["", "Battle Sheep against plain C (baselines/bsfull.c, same rules and random policy), 1 thread, "
-                    "side by side, best of runs:"]
+    titles = {r["game"]: r["title"] for r in report["rows"]}
+    for name in dict.fromkeys(r["game"] for r in report.get("c_baseline") or []):
+        rows = [r for r in report["c_baseline"] if r["game"] == name]
+        out += ["", f"{titles.get(name, name)} against plain C ({rows[0]['program']}, same rules and "
+                    f"{rows[0]['policy']} policy), 1 thread, side by side, best of runs:"]
         out += [f"  {r['workload']}: C {r['c_games_per_s']:,.0f} games/s, sheepsim {r['sheepsim_games_per_s']:,.0f}: "
-                f"C is {r['c_over_sheepsim']:.2f}x faster (target: at most 1.3x)" for r in report["c_baseline"]]
+                f"C is {r['c_over_sheepsim']:.2f}x faster (target: at most 1.3x)" for r in rows]
     if report.get("check"):
         c = report["check"]
         out += ["", f"{c['command']} ({c['game']}, {c['runs']} runs of {c['games_per_run']:,} games, {n} threads): "

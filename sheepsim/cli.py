@@ -544,8 +544,11 @@ def trace(game, players, policies, options, seed, no_rotate, from_position, game
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--game", "game", default=None, metavar="GAME",
+              help="The game whose position FILE holds; give it before --option. Default: the only game with a "
+                   "position format.")
 @click.option("--option", "-o", "options", multiple=True, type=RuleOption(), help="Rule option; repeatable.")
-def legal(file: Path, options) -> None:
+def legal(file: Path, game: str | None, options) -> None:
     """The legal moves of the Battle Sheep position in FILE, as JSON: {"from": [q, r], "to":
     [q, r], "count": n}, {"place": [q, r]} or {"tile": [[q, r] x 4]}.
 
@@ -559,9 +562,25 @@ def legal(file: Path, options) -> None:
     Example:
       sheepsim examples && sheepsim legal examples/position.json
     """
-    g = _game("battlesheep")
+    g = _position_game(game)
     rules, position = _rules_and_start(g, None, options, file)
     click.echo(json.dumps(g.legal(position, rules)))
+
+
+def _position_game(name: str | None):
+    """The game `sheepsim legal` reads a position of: GAME, else the only registered game
+    with a position format and its legal moves (GameSpec.read_position, legal)."""
+    from .games import all_games
+    takes = [g for g in all_games().values() if g.read_position is not None and g.legal is not None]
+    names = ", ".join(g.name for g in takes)
+    if name is None:
+        if len(takes) != 1:
+            raise SheepsimError(f"give --game: sheepsim legal works for: {names}")
+        return takes[0]
+    g = _game(name)
+    if g.name not in {t.name for t in takes}:
+        raise SheepsimError(f"{g.name} has no position format; sheepsim legal works for: {names}")
+    return g
 
 
 @cli.command()

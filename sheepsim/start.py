@@ -30,10 +30,12 @@ def resolve(game: GameSpec, players: int | None = None, options: dict[str, Any] 
         return _with_deck(game, players, overrides, Path(deck_file))
     if position_file is None:
         return game.make_rules(game.players[0] if players is None else players, overrides), None
-    if game.rules_for_position is None:
-        raise SheepsimError(f"{game.name} has no position format; --from-position works for: battlesheep")
-    from .games.battlesheep.position import read_position_file
-    position = read_position_file(position_file)
+    if game.read_position is None or game.rules_for_position is None:
+        from .games import all_games
+        takes = ", ".join(g.name for g in all_games().values()
+                          if g.read_position is not None and g.rules_for_position is not None)
+        raise SheepsimError(f"{game.name} has no position format; --from-position works for: {takes}")
+    position = game.read_position(position_file)
     rules = game.rules_for_position(position, overrides)
     if players is not None and players != rules.num_players:
         raise SheepsimError(f"--players {players} differs from the position's num_players {rules.num_players}")

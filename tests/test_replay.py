@@ -89,7 +89,7 @@ def test_page_is_one_self_contained_file_with_a_step_per_event(made, game):
 def test_each_step_says_its_event_in_the_trace_words(made, game):
     _, doc, events, text = made[game]
     lines = text.splitlines()
-    shape = replay.TEXT_SHAPES.get(game, replay.GENERIC_SHAPE)
+    shape = replay.text_shape(all_games()[game])
     decisions = [line.strip() for line in lines if re.match(shape.start, line)]
     steps = doc["steps"]
     assert len(decisions) == len(steps) - 2

@@ -12,8 +12,11 @@ threshold equilibrium, write it as REPORTS/<name>/learned-<P>p.json (what
   of those tested, not a proven optimum), with its interval;
 - self-play with every seat on the learned table against every seat on the fixed
   rule: the seat advantage and the game length;
-- Pig: the learned boundary beside the exact optimum's (optimal.py) and the first
-  player's win rate in learned self-play against the optimum's.
+- a game whose optimal stop is solved exactly (GameSpec.stop_optimum; Pig's optimal.py):
+  the learned boundary beside the optimum's and the first player's win rate in learned
+  self-play against the optimum's;
+- a game that declares a self-play measure (GameSpec.stop_measure; Bye-Bye Black Sheep:
+  the games a Black Sheep decided): its share on the learned table and on the fixed rule.
 
 Keys: players, options, games (per iteration), target (probes per cell and iteration),
 per_game (probes per game at most), max_iterations, confidence, eval_games,
@@ -204,8 +207,8 @@ def _player_count(report: Report, p: Plan, n: int, seed: int, figures: Path, nam
         lines += _together(report, p, n, [names[bd], "learned", names[bf]], spec_learned, field, seed, threads)
     first, more = _self_play(report, p, n, spec_learned, feats, seed, threads)
     lines += more
-    if game.name == "pig":
-        lines += _pig_calibration(report, rules, feats, learned, first)
+    if game.stop_optimum is not None:
+        lines += _calibration(report, game, rules, feats, learned, first)
     report.paragraph(f"Evaluation: {time.perf_counter() - t0:.0f} s.")
     return lines, answer
 
@@ -283,6 +286,7 @@ def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: 
     fixed rule: (the first player's (rate, lo, hi) on the learned table, findings)."""
     game, rules = p.game, p.rules[n]
     rows, lines, decided = [], [], []
+    measure = game.stop_measure
     for label, spec in (("learned", spec_learned), (feats.fixed, feats.fixed)):
         specs = seat_specs(game.name, [spec], n)
         df = simulate(game, rules, specs, p.eval_games, seed + 1, threads, rotate=False).results
@@ -292,21 +296,21 @@ def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: 
         rows.append({"every seat": label, "first_player": first["win_rate"], "first_player_lo": first["win_rate_lo"],
                      "first_player_hi": first["win_rate_hi"], "mean_turns": length["mean"],
                      "mean_turns_lo": length["mean_lo"], "mean_turns_hi": length["mean_hi"]})
-        if game.name == "blacksheep":
-            from ..games.blacksheep.decided import decided_by_black_sheep
-            d = decided_by_black_sheep(game.play, game.to_array(rules), kernel_aux(game, rules, None, specs), specs,
-                                       False, seed + 1, range(p.eval_games))
+        if measure is not None:
+            d = measure.games(game.play, game.to_array(rules), kernel_aux(game, rules, None, specs), specs,
+                              False, seed + 1, range(p.eval_games))
             lo, hi = wilson_interval(np.array([d.sum()]), len(d))
-            rows[-1].update({"black_sheep": d.mean(), "black_sheep_lo": lo[0], "black_sheep_hi": hi[0]})
+            c = measure.column
+            rows[-1].update({c: d.mean(), f"{c}_lo": lo[0], f"{c}_hi": hi[0]})
             decided.append(d)
     table = pd.DataFrame(rows)
-    shares = [c for c in table.columns if c.startswith(("first_player", "black_sheep"))]
-    report.table(table, percent=shares,
-                 headers={"first_player": "first player's win rate", "mean_turns": f"mean game length ({game.turn_unit})",
-                          "black_sheep": "decided by a Black Sheep"},
+    headers = {"first_player": "first player's win rate", "mean_turns": f"mean game length ({game.turn_unit})"}
+    if measure is not None:
+        headers[measure.column] = measure.header
+    shares = [c for c in table.columns if c.startswith(("first_player",) + ((measure.column,) if measure else ()))]
+    report.table(table, percent=shares, headers=headers,
                  caption=f"self-play, every seat on one policy, {p.eval_games:,} games each (the same deals)"
-                         + ("; decided by a Black Sheep: a seat that did not win drew a Black Sheep when stopping "
-                            "instead would have won the game at once (games/blacksheep/decided.py)" if decided else ""))
+                         + (f"; {measure.header}: {measure.meaning}" if decided else ""))
     a, b = rows
     lines.append(f"{n} players, self-play: the first player wins "
                  f"{F.share(a['first_player'], a['first_player_lo'], a['first_player_hi'])} when every seat plays "
@@ -314,9 +318,10 @@ def _self_play(report: Report, p: Plan, n: int, spec_learned: str, feats, seed: 
                  f"{feats.fixed}; games last {a['mean_turns']:.2f} against {b['mean_turns']:.2f} {game.turn_unit}.")
     if decided:
         d, d_lo, d_hi = regret(decided[0], decided[1][None, :])         # paired: the same deals
-        lines.append(f"{n} players, self-play: a Black Sheep decides "
-                     f"{F.share(a['black_sheep'], a['black_sheep_lo'], a['black_sheep_hi'])} of the games on the learned "
-                     f"table, {F.share(b['black_sheep'], b['black_sheep_lo'], b['black_sheep_hi'])} on {feats.fixed} "
+        c = measure.column
+        lines.append(f"{n} players, self-play: {measure.finding} "
+                     f"{F.share(a[c], a[f'{c}_lo'], a[f'{c}_hi'])} of the games on the learned "
+                     f"table, {F.share(b[c], b[f'{c}_lo'], b[f'{c}_hi'])} on {feats.fixed} "
                      f"(paired difference {F.points(d[0], d_lo[0], d_hi[0], signed=True)} points).")
     return (a["first_player"], a["first_player_lo"], a["first_player_hi"]), lines
 
@@ -347,8 +352,9 @@ def _maps(report: Report, p: Plan, n: int, feats, learned, figures: Path) -> Non
     if len(panels) == 1:
         panels = {"learned": panels[""]}
         unseen = {"learned": unseen[""]}
-        if p.game.name == "pig":
-            panels["optimal (at each band's lowest scores)"] = _optimal_by_band(p.rules[n], feats)
+        if p.game.stop_optimum is not None:
+            optimum = p.game.stop_optimum(p.rules[n], feats)
+            panels[optimum.panel] = optimum.cells()
     path = plots.stop_map(panels, rows, cols, figures / f"stop-map-{n}p.png",
                           f"{p.game.title}, {n} players: the {feats.amount} at which the seat stops", xlabel, ylabel,
                           feats.amount, unseen=unseen)
@@ -365,46 +371,27 @@ def _history(report: Report, learned) -> None:
                  caption=f"policy iteration, {int(h['games'].iloc[0]):,} fresh games an iteration")
 
 
-def _optimal_by_band(rules, feats) -> np.ndarray:
-    from ..games.pig import optimal as OPT
-    goal = rules["goal"]
-    bands = feats.axes[0][1]
-    edge = OPT.solution(goal).boundary()
-    lows = [-(-b * goal // bands) for b in range(bands)]        # the lowest score in each band
-    return edge[np.ix_(lows, lows)].astype(float)
-
-
-def _pig_calibration(report: Report, rules, feats, learned, first: tuple[float, float, float]) -> list[str]:
-    """The learned boundary against the optimum's, and the first player's rate in learned
-    self-play (`first`, from _self_play) against its exact value."""
-    from ..games.pig import optimal as OPT
-    goal = rules["goal"]
-    sol = OPT.solution(goal)
-    exact = float(sol.p[0, 0, 0])
-    bands = feats.axes[0][1]
-    edge = sol.boundary()
-    band = (np.arange(goal) * bands) // goal
-    mine = learned.thresholds.reshape(bands, bands)[band[:, None], band[None, :]]
-    reached = (learned.visits.reshape(bands, bands) > 0)[band[:, None], band[None, :]]
-    # a threshold at or past the goal's distance and a boundary of goal - i both mean "roll to win"
-    dist = goal - np.arange(goal)[:, None]
-    diff = np.abs(np.minimum(mine, dist) - np.minimum(edge, dist))[reached]
+def _calibration(report: Report, game, rules, feats, learned, first: tuple[float, float, float]) -> list[str]:
+    """The learned boundary against the exact optimum's (GameSpec.stop_optimum), and the
+    first player's rate in learned self-play (`first`, from _self_play) against its exact value."""
+    optimum = game.stop_optimum(rules, feats)
+    exact = optimum.first()
+    diff, mine_exact = optimum.compare(learned.thresholds, learned.visits)
     rate, lo, hi = first
     inside = lo <= exact <= hi
     # the same rate without sampling noise: policy evaluation of the table (and of the
     # fixed rule learning started from, for scale)
-    mine_exact = float(OPT.evaluate(mine, goal)[0, 0, 0])
-    fixed_exact = float(OPT.evaluate(np.full((goal, goal), feats.initial), goal)[0, 0, 0])
+    fixed_exact = optimum.constant(feats.initial)
     report.paragraph(
-        f"Calibration against the exact optimum (goal {goal}): in learned self-play the first player wins "
+        f"Calibration against the exact optimum ({optimum.setting}): in learned self-play the first player wins "
         f"{F.share(rate, lo, hi)}; optimal against optimal, "
         f"{exact:.4f} exactly: {'inside' if inside else 'outside'} the interval. Without sampling noise (policy "
         f"evaluation of the table, optimal.evaluate) the learned table's first player wins {mine_exact:.4f}, "
         f"{mine_exact - exact:+.4f} from the optimum's ({feats.fixed}: {fixed_exact:.4f}, "
-        f"{fixed_exact - exact:+.4f}). Over the (own, opponent) scores "
-        f"the learned table reaches, its hold threshold differs from the optimum's by {diff.mean():.2f} points on "
+        f"{fixed_exact - exact:+.4f}). Over the {optimum.states} "
+        f"the learned table reaches, its {optimum.threshold} differs from the optimum's by {diff.mean():.2f} points on "
         f"average (median {np.median(diff):.0f}, within 2 points at {np.mean(diff <= 2):.0%} of them).")
-    return [f"Pig calibration: the first player wins {F.share(rate, lo, hi)} "
+    return [f"{game.title} calibration: the first player wins {F.share(rate, lo, hi)} "
             f"in learned self-play, the exact optimum {exact:.4f} ({'inside' if inside else 'outside'} the interval); "
             f"evaluated exactly, the learned table gives {mine_exact:.4f} ({feats.fixed}: {fixed_exact:.4f}); "
-            f"the learned hold threshold is {diff.mean():.2f} points from the optimum's on average."]
+            f"the learned {optimum.threshold} is {diff.mean():.2f} points from the optimum's on average."]

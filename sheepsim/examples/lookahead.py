@@ -23,7 +23,7 @@ actions) steps and evaluations a decision.
 import numpy as np
 from numba import njit
 
-from sheepsim.games import plugin_names
+from sheepsim.games import all_games
 from sheepsim.rng import next_u64, seed_stream
 from sheepsim.search.plugin import register_agent
 
@@ -83,10 +83,9 @@ def lookahead(actor, legal, nature, chance, step, outcome, progress, determinize
         buf[0, k] = rows[best, k]
 
 
-# the games it plays: every built-in turn game, and tic-tac-toe when its plug-in was loaded first
-GAMES = ["battlesheep", "blacksheep", "hiboufou", "pig"]
-if "tictactoe" in plugin_names():
-    GAMES.append("tictactoe")
+# the games it plays: every turn game registered when it is loaded (a plug-in game too,
+# if its file comes first on the command line); not Bobby Sitter's simultaneous reactions
+GAMES = [name for name, game in all_games().items() if not game.simultaneous]
 
 register_agent("lookahead", lookahead, games=GAMES,
                params={"samples": (8.0, "worlds each action is played in (luck and hidden cards sampled)", 1.0,

@@ -13,6 +13,55 @@ from typing import Any, Callable
 import numpy as np
 
 from ..options import Option, Rules
+from .view import GameView, TextShape
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A plain-C program of a game's rules and policy that `sheepsim bench` times beside the
+    game's kernel at 1 thread, run for run (bench.c_baseline)."""
+    # the program: one C file, built with `cc -O3 -march=native -fopenmp`; run as
+    # `PROGRAM GAMES THREADS PLAYERS START` it plays GAMES games and prints games_per_s=X
+    source: Path
+    players: int                   # the players of every workload
+    policy: str                    # the policy SPEC of every seat: the one the program plays
+    # rules -> the workloads, each (label, the kernels' start state, the program's START
+    # argument: a start file, or "-" for its own start)
+    workloads: Callable[[Rules], tuple[tuple[str, np.ndarray, str], ...]]
+
+
+@dataclass(frozen=True)
+class StopOptimum:
+    """The exactly solved optimal stop of a push-your-luck game (Pig's optimal.py) under
+    one set of rules, which learn_stop holds its learned stop table against: the optimum
+    drawn beside the table and the learned table calibrated on it. Its words name what
+    the report's sentences compare; its functions compute only when called."""
+    setting: str                   # the rules it is solved for, in words ("goal 100")
+    states: str                    # the states the tables are compared over ("(own, opponent) scores")
+    threshold: str                 # what a table cell holds ("hold threshold")
+    panel: str                     # the title of the optimum's panel beside the learned table
+    # () -> the optimum's thresholds in the learned table's layout (feature cells), for that panel
+    cells: Callable[[], np.ndarray]
+    # () -> the first seat's exact win rate, every seat playing the optimum
+    first: Callable[[], float]
+    # (a table's thresholds, its cells' visits) -> (|table - optimum| over the states the table
+    # reaches, the first seat's exact win rate with every seat playing the table)
+    compare: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, float]]
+    # (one threshold in every cell) -> the first seat's exact win rate on that constant table
+    constant: Callable[[int], float]
+
+
+@dataclass(frozen=True)
+class StopMeasure:
+    """A yes or no of every self-play game that learn_stop counts beside the first seat's
+    win rate, for the learned table and for the fixed rule on the same deals (Bye-Bye
+    Black Sheep: the games a Black Sheep decided)."""
+    column: str                    # the table's column ("black_sheep"), its interval columns _lo, _hi
+    header: str                    # the column's header ("decided by a Black Sheep")
+    meaning: str                   # what it counts, in the caption after the header and a colon
+    finding: str                   # the finding's subject, before "N of the games" ("a Black Sheep decides")
+    # (play module, rules array, aux, seat specs, rotate, seed, game indices) -> bool per game
+    games: Callable[..., np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -49,7 +98,13 @@ class GameSpec:
     bench_more: tuple[tuple[str, str], ...] = ()
     # the result row's column counting a game's decisions, if it has one (bench: decisions/s)
     decisions_column: int | None = None
+    # a plain-C program `sheepsim bench` also times, side by side with the kernel (Battle
+    # Sheep's baselines/bsfull.c), or None
+    baseline: Baseline | None = None
     # games with a position format (Battle Sheep) also give:
+    # (position file) -> the position as a JSON-able dict, every field checked (SheepsimError
+    # naming the file): what `--from-position FILE` reads (start.resolve)
+    read_position: Callable[[Path], dict] | None = None
     # (position dict, option overrides) -> rules implied by a position file
     rules_for_position: Callable[[dict, dict[str, Any]], Rules] | None = None
     # (position dict, rules) -> legal moves as a JSON-able list
@@ -73,8 +128,15 @@ class GameSpec:
     # (stoptable.Features); play then has probe_blocks, policies.py LEARNED and the
     # stop_cell, stop_amount and stop_act hooks (games/stoptable.py)
     stop_features: Callable[[Rules], Any] | None = None
+    # push-your-luck games whose optimal stop is solved exactly (Pig) also give: (rules, the
+    # stop_features of those rules) -> StopOptimum, drawn beside the learned table and
+    # calibrating it (analysis/learn_stop.py)
+    stop_optimum: Callable[[Rules, Any], StopOptimum] | None = None
+    # a yes or no of every self-play game that learn_stop counts for the learned table and the
+    # fixed rule (Bye-Bye Black Sheep: decided by a Black Sheep), or None
+    stop_measure: StopMeasure | None = None
     # the ways a game ends, by code, and (per-game frame, rules) -> those codes, read off
-    # the result columns: the `end` column of a run with --metrics (analysis.tables.end_table)
+    # the result columns: the `end` column of a run with --metrics (stats.tables.end_table)
     end_conditions: tuple[str, ...] = ()
     end_condition: Callable[[Any, Rules], np.ndarray] | None = None
     # the designer's check (analysis/check.py): a stronger and a weaker policy SPEC whose
@@ -101,3 +163,9 @@ class GameSpec:
     # silent or ambiguous, the reading taken and the option that selects another
     # (`sheepsim rules GAME --readings`)
     readings: Path | None = None
+    # the HTML replay (report/replay.py; games/view.py's data classes): the game's own view,
+    # (rules, kernels' start state, JSON trace events) -> GameView, and the TextShape that cuts
+    # its text trace into one piece per event; None for either: the generic one (the
+    # position as its trace draws it; games/turngame.py's trace)
+    replay_view: Callable[[Rules, np.ndarray, list[dict]], GameView] | None = None
+    replay_text: TextShape | None = None

@@ -8,7 +8,10 @@ state after every event) and its text (the same events in words).
 
 A view gives a value to each of the game's *zones* (the table, a pile, a seat's hand or
 zoo, a counter, Battle Sheep's pasture); the zones themselves (label, owner seat,
-hidden or not, layout) are declared once. The page embeds one document (JSON, below)
+hidden or not, layout) are declared once. A game's view and the shape of its text are
+its GameSpec's `replay_view` and `replay_text` (the built-in games' in their folders'
+view.py, over the data classes of games/view.py); a game without them (a plug-in made
+with games/turngame.py) gets the generic view here: its position as text. The page embeds one document (JSON, below)
 and one generic script, replay.js, draws any game from it: cards from the game's list
 of card faces, the pasture as an SVG hex board. The page loads nothing: no network, no
 other file.
@@ -57,7 +60,6 @@ import html
 import json
 import re
 import textwrap
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
@@ -66,6 +68,7 @@ from typing import Any
 from .. import __version__
 from ..errors import SheepsimError
 from ..fileio import check_new_file, write_atomic
+from ..games.view import GameView, TextShape, Zone
 
 FORMAT = "sheepsim-replay/1"
 # seat colours, seat 0 first (Bobby Sitter seats up to 6 players); colour-blind-safe
@@ -73,54 +76,7 @@ FORMAT = "sheepsim-replay/1"
 SEAT_COLOURS = ("#d55e00", "#0072b2", "#009e73", "#cc79a7", "#8a6d00", "#56267a")
 
 
-@dataclass(frozen=True)
-class Zone:
-    id: str
-    kind: str                      # cards | groups | count | die | text | hex
-    label: str
-    owner: int | None = None       # the seat it belongs to; None: the table
-    hidden: bool = False           # private or face down: backs until the toggle shows it
-    layout: str = "fan"            # cards: fan | top | pile; text: pre keeps its lines and spaces
-    max: int | None = None         # count: the target the bar fills towards
-    optional: bool = False         # not drawn while empty (e.g. cards set aside by a Wolf)
-
-
-@dataclass
-class GameView:
-    """What a game's view function gives: its zones, and per JSON event the value of
-    every zone, the status line and the highlight (mark)."""
-    zones: list[Zone]
-    values: list[dict[str, Any]]
-    status: list[str]
-    marks: list[dict | None]
-    faces: list[dict] | None = None
-    cards: list[int] | None = None
-
-
 # --- the text: one piece per event --------------------------------------------------------
-
-@dataclass(frozen=True)
-class TextShape:
-    """How a game's text trace is cut into events: `start` opens an event's lines,
-    `lead` lines belong to the next event (Pig's `turn N:`), `drop` lines repeat what
-    the picture shows (boards, hands), `deal` is the line about the start."""
-    start: str
-    lead: str | None = None
-    drop: str | None = None
-    deal: str | None = None
-
-
-_TURN = r"^  turn \d+ seat \d+: "
-TEXT_SHAPES = {
-    "battlesheep": TextShape(start=r"^\d+\. seat \d+ ", drop=r"^ "),
-    "blacksheep": TextShape(start=_TURN, drop=r"^  (after turn \d+|at the end): |^    seat \d+ (hand|zoo): ",
-                            deal=r"^  the deal: "),
-    "hiboufou": TextShape(start=_TURN, drop=r"^  (after turn \d+|at the end): |^    seat \d+ hand: ",
-                          deal=r"^  the deal: "),
-    "bobbysitter": TextShape(start=r"^flip \d+: "),
-    "pig": TextShape(start=r"^  (rolls|holds)", lead=r"^turn \d+: "),
-}
-
 
 def split_text(text: str, shape: TextShape, events: int) -> tuple[list[str], list[str]]:
     """(header lines, one text per event) of a text trace with `events` JSON events
@@ -163,262 +119,6 @@ def rules_text(header: list[str]) -> str:
     return " ".join(out).removeprefix("rules: ")
 
 
-def _states(events: list[dict], key: str = "state"):
-    """(event, state) for every event; the end event has none and repeats the last."""
-    state = None
-    for e in events:
-        state = e.get(key, state)
-        yield e, state
-
-
-# --- Battle Sheep -------------------------------------------------------------------------
-
-def _hex(q: int, r: int) -> str:
-    return f"{q},{r}"
-
-
-def herd_sizes(cells: list[dict], seat: int) -> int:
-    """The seat's largest herd: its most hexes connected edge to edge (rules: the
-    tie-break). Neighbours of (q, r): (q±1, r), (q, r±1), (q+1, r-1), (q-1, r+1)."""
-    own = {(c["q"], c["r"]) for c in cells if c["owner"] == seat}
-    best, seen = 0, set()
-    for h in own:
-        if h in seen:
-            continue
-        seen.add(h)
-        todo, size = [h], 0
-        while todo:
-            q, r = todo.pop()
-            size += 1
-            for n in ((q + 1, r), (q - 1, r), (q, r + 1), (q, r - 1), (q + 1, r - 1), (q - 1, r + 1)):
-                if n in own and n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-        best = max(best, size)
-    return best
-
-
-def battlesheep_view(rules, init, events: list[dict]) -> GameView:
-    """The pasture (every hex: owner, height, tile), each seat's pastures and largest
-    herd; the mark is the last move's hexes."""
-    p = rules.num_players
-    zones = [Zone("board", "hex", "pasture")]
-    for q in range(p):
-        zones += [Zone(f"pastures:{q}", "count", "pastures", q), Zone(f"herd:{q}", "count", "largest herd", q)]
-    values, status, marks = [], [], []
-    for e, position in _states(events, "position"):
-        tile = {}
-        for k, t in enumerate(position.get("tiles") or []):
-            for q, r in t:
-                tile[_hex(q, r)] = k
-        board = {_hex(c["q"], c["r"]): [-1 if c["owner"] is None else c["owner"], c["height"],
-                                         tile.get(_hex(c["q"], c["r"]), -1)] for c in position["cells"]}
-        v: dict[str, Any] = {"board": board}
-        for q in range(p):
-            v[f"pastures:{q}"] = sum(c["owner"] == q for c in position["cells"])
-            v[f"herd:{q}"] = herd_sizes(position["cells"], q)
-        values.append(v)
-        move = e.get("move")
-        if move is None:
-            marks.append(None)
-        elif "tile" in move:
-            marks.append({"tile": [_hex(q, r) for q, r in move["tile"]]})
-        elif "place" in move:
-            marks.append({"place": _hex(*move["place"])})
-        else:
-            marks.append({"from": _hex(*move["from"]), "to": _hex(*move["to"]), "count": move["count"]})
-        phase, who = position["phase"], position.get("to_move")
-        status.append("game over" if "result" in e or phase == "over" else {
-            "build": f"building the pasture: seat {who} adds a tile",
-            "place": f"placing the starting stacks: seat {who} places its {position['stack_size']} sheep",
-            "move": f"moving: seat {who} splits a stack"}[phase])
-    return GameView(zones, values, status, marks)
-
-
-# --- Bye-Bye Black Sheep ------------------------------------------------------------------
-
-# species colours (animal s is colour s - 1), distinct at a glance, white text on each
-_SPECIES = ("#c0392b", "#d35400", "#b7950b", "#27ae60", "#16a085", "#2980b9", "#8e44ad", "#c2185b",
-            "#6d4c41", "#546e7a", "#7cb342", "#00838f", "#5e35b1", "#ad1457", "#ef6c00", "#37474f")
-_SPECIALS = {"Black Sheep": ("Black", "#1b1b1b", "#fff"), "Eagle": ("Eagle", "#f5e6c8", "#5a3e00"),
-             "Mole": ("Mole", "#e8dcd0", "#4e342e"), "Magpie": ("Magpie", "#e3eaf2", "#102a43"),
-             "Wolf": ("Wolf", "#9e9e9e", "#111"), "White Sheep": ("White", "#ffffff", "#333"),
-             "Mother Sheep": ("Mother", "#fde2ef", "#7a1f4a"), "Joker": ("Joker", "#fff3b0", "#6b4f00")}
-
-
-def blacksheep_view(rules, init, events: list[dict]) -> GameView:
-    """The watering hole, the draw pile (face down), the Magpie while it lies beside
-    the pile, each seat's hand (hidden), zoo (one group per species, a Joker with the
-    species it is bound to), cards a Wolf set aside, and triplets towards the win."""
-    from ..games.blacksheep.model import ANIMAL, JOKER, KIND_NAMES, MAGPIE, PHASE_NAMES
-    from ..games.blacksheep.trace import _Table, _triplets
-    table = _Table(rules)
-    p = rules.num_players
-    faces = []
-    for k, name in enumerate(KIND_NAMES):
-        if k >= ANIMAL:
-            faces.append({"name": name, "short": str(k - ANIMAL + 1), "colours": [_SPECIES[k - ANIMAL]], "fg": "#fff"})
-        else:
-            short, bg, fg = _SPECIALS[name]
-            faces.append({"name": name, "short": short, "colours": [bg], "fg": fg})
-    zones = [Zone("table", "cards", "watering hole"), Zone("pile", "cards", "draw pile", hidden=True, layout="pile"),
-             Zone("magpie", "cards", "beside the pile (not in play yet)", optional=True)]
-    for q in range(p):
-        zones += [Zone(f"hand:{q}", "cards", "hand", q, hidden=True), Zone(f"zoo:{q}", "groups", "zoo", q),
-                  Zone(f"aside:{q}", "cards", "set aside by the Wolf", q, optional=True),
-                  Zone(f"triplets:{q}", "count", "triplets", q, max=table.to_win)]
-
-    def expand(counts):
-        return [k for k, n in enumerate(counts) for _ in range(n)]
-
-    values, status, marks = [], [], []
-    for e, s in _states(events):
-        v: dict[str, Any] = {"table": list(s["table"]), "pile": list(s["pile"]),
-                             "magpie": [] if s["magpie_in_play"] else [MAGPIE]}
-        for q in range(p):
-            zoo, bound = s["zoos"][q], s["joker_species"][q]
-            groups = []
-            for k in range(len(zoo)):
-                cards = [k] * zoo[k] if k != JOKER else []
-                if k >= ANIMAL and k - ANIMAL + 1 == bound and zoo[JOKER]:
-                    cards += [JOKER] * zoo[JOKER]
-                if cards:
-                    groups.append(cards)
-            if zoo[JOKER] and not (bound and ANIMAL + bound - 1 < len(zoo)):
-                groups.append([JOKER] * zoo[JOKER])
-            v[f"hand:{q}"] = expand(s["hands"][q])
-            v[f"zoo:{q}"] = groups
-            v[f"aside:{q}"] = expand(s["set_aside"][q])
-            v[f"triplets:{q}"] = _triplets(s, q, table)
-        values.append(v)
-        marks.append(None)
-        phase = PHASE_NAMES[s["phase"]]
-        if "result" in e or phase == "over":
-            status.append("game over")
-        else:
-            turn = f"turn {s['turn'] + 1}, seat {s['active']}'s turn: "
-            status.append(turn + {
-                "draw": f"seat {s['actor']} draws or stops ({s['draws']} drawn)",
-                "place": f"seat {s['actor']} places cards in its zoo ({s['placed']} of up to {s['limit']})",
-                "white": f"seat {s['actor']} may move a card to its zoo (White Sheep)",
-            }.get(phase, f"seat {s['actor']} resolves the {phase.capitalize()}"))
-    return GameView(zones, values, status, marks, faces, list(range(len(KIND_NAMES))))
-
-
-# --- Hiboufou -----------------------------------------------------------------------------
-
-_COLOURS = {"red": "#d62828", "orange": "#f77f00", "yellow": "#f2c200", "green": "#2a9d4b", "blue": "#1d6fd1",
-            "purple": "#7b3fb5", "pink": "#f06bb0", "brown": "#8b5a2b"}
-
-
-def hiboufou_view(rules, deck, events: list[dict]) -> GameView:
-    """The three spaces of the row (face-up piles: the top card and how many), the draw
-    pile (face down), each seat's hand (hidden) and captured cards."""
-    from ..games.hiboufou.model import COLOUR_NAMES, SPACE_NAMES, card_name, colours_of
-    p = rules.num_players
-    faces, face_of, cards = [], {}, []
-    for m in (int(x) for x in deck):
-        if m not in face_of:
-            face_of[m] = len(faces)
-            faces.append({"name": card_name(m), "short": "", "band": card_name(m).replace("+", "\n"), "fg": "#fff",
-                          "colours": [_COLOURS[COLOUR_NAMES[c]] for c in colours_of(m)]})
-        cards.append(face_of[m])
-    zones = [Zone(f"space:{x}", "cards", f"{name} space", layout="top") for x, name in enumerate(SPACE_NAMES)]
-    zones.append(Zone("pile", "cards", "draw pile", hidden=True, layout="pile"))
-    for q in range(p):
-        zones += [Zone(f"hand:{q}", "cards", "hand", q, hidden=True),
-                  Zone(f"captured:{q}", "cards", "captured", q, layout="pile")]
-    values, status, marks = [], [], []
-    for e, s in _states(events):
-        v: dict[str, Any] = {f"space:{x}": row[::-1] for x, row in enumerate(s["row"])}
-        v["pile"] = list(s["pile"])
-        for q in range(p):
-            v[f"hand:{q}"] = list(s["hands"][q])
-            v[f"captured:{q}"] = list(s["captured"][q])
-        values.append(v)
-        marks.append(None)
-        status.append("game over" if "result" in e or s["over"] else
-                      f"turn {s['turn'] + 1}: seat {s['actor']} to play ({s['laid']} laid this turn)")
-    return GameView(zones, values, status, marks, faces, cards)
-
-
-# --- Bobby Sitter -------------------------------------------------------------------------
-
-_CLASS_COLOURS = {"wolf": ("#3d3d3d", "#fff"), "sheep": ("#e9f5db", "#1f4d0f"), "empty": ("#f3ead7", "#6b5a3a"),
-                  "hidden wolf": ("#d9d0ec", "#3b2a66")}
-
-
-def bobbysitter_view(rules, deck, events: list[dict]) -> GameView:
-    """The stack(s) (face down) and the flipped cards (face up), the stock of tokens
-    and the BOBBY counters, each seat's tokens towards the target and its reaction to
-    the card just flipped."""
-    from ..games.bobbysitter.model import CLASS_NAMES, GRAB_NAMES, card_name
-    from ..games.bobbysitter.trace import _cards
-    p = rules.num_players
-    per_player = rules["stack_mode"] == "per_player"
-    faces, face_of, cards = [], {}, []
-    for card, code in zip(_cards(rules, deck, None), (int(c) for c in deck)):
-        key = (card, code & 3)
-        if key not in face_of:
-            # big: the sheep (and a visible wolf, W); the band: the class, which decides
-            # the reaction the card calls for
-            sheep, wolf, _ = card
-            short = ("W" if wolf else "") + (("+" if wolf else "") + str(sheep) if sheep else "") or "\u2013"
-            cls = CLASS_NAMES[code & 3]
-            bg, fg = _CLASS_COLOURS[cls]
-            face_of[key] = len(faces)
-            faces.append({"name": card_name(card), "short": short, "band": cls.replace(" ", "\n"), "colours": [bg],
-                          "fg": fg})
-        cards.append(face_of[key])
-    regions = range(p) if per_player else range(1)
-    zones = []
-    for r in regions:
-        owner = r if per_player else None
-        zones += [Zone(f"stack:{r}", "cards", "stack", owner, hidden=True, layout="pile"),
-                  Zone(f"flipped:{r}", "cards", "flipped", owner, layout="top")]
-    zones += [Zone("stock", "count", "tokens in the stock"), Zone("bobby", "count", "BOBBY counters")]
-    for q in range(p):
-        zones += [Zone(f"tokens:{q}", "count", "tokens", q, max=rules["target_tokens"]),
-                  Zone(f"reaction:{q}", "text", "reaction", q)]
-    values, status, marks = [], [], []
-    for e, s in _states(events):
-        v: dict[str, Any] = {"stock": s["stock"], "bobby": s["bobby_counters"]}
-        for r in regions:
-            v[f"stack:{r}"] = list(s["stacks"][r])
-            v[f"flipped:{r}"] = s["discards"][r][::-1]
-        reactions = {int(q): r for q, r in e.get("reactions", {}).items()}
-        for q in range(p):
-            v[f"tokens:{q}"] = s["tokens"][q]
-            said = f"{GRAB_NAMES[reactions[q][0]]} {reactions[q][1]:.0f} ms" if q in reactions else ""
-            v[f"reaction:{q}"] = said if s["active"][q] or said else "eliminated"
-        values.append(v)
-        marks.append(None)
-        status.append("game over" if "result" in e or s["over"] else
-                      f"{s['flips']} flipped: seat {s['flipper']} flips next")
-    return GameView(zones, values, status, marks, faces, cards)
-
-
-# --- Pig ----------------------------------------------------------------------------------
-
-def pig_view(rules, init, events: list[dict]) -> GameView:
-    """The die, the turn total at stake, each seat's score towards the goal."""
-    p = rules.num_players
-    zones = [Zone("die", "die", "last roll"), Zone("turn_total", "count", "turn total"),
-             Zone("turns", "count", "turns played"), Zone("rolls", "count", "rolls")]
-    zones += [Zone(f"score:{q}", "count", "score", q, max=rules["goal"]) for q in range(p)]
-    values, status, marks = [], [], []
-    face = 0
-    for e, s in _states(events):
-        face = e["face"] if e["event"] == "roll" else 0 if e["event"] == "hold" else face
-        v: dict[str, Any] = {"die": face, "turn_total": s["turn_total"], "turns": s["turns"], "rolls": s["rolls"]}
-        v.update({f"score:{q}": s["scores"][q] for q in range(p)})
-        values.append(v)
-        marks.append(None)
-        status.append("game over" if "result" in e or s["to_act"] is None else
-                      f"turn {s['turns'] + 1}: seat {s['to_act']} rolls or holds")
-    return GameView(zones, values, status, marks)
-
-
 def generic_view(rules, init, events: list[dict]) -> GameView:
     """A game without a view of its own (a plug-in game, games/turngame.py): each
     event's position as its trace draws it, in a fixed-width box."""
@@ -433,12 +133,20 @@ def generic_view(rules, init, events: list[dict]) -> GameView:
     return GameView(zones, values, status, marks)
 
 
-VIEWS: dict[str, Callable[[Any, Any, list[dict]], GameView]] = {
-    "battlesheep": battlesheep_view, "blacksheep": blacksheep_view, "hiboufou": hiboufou_view,
-    "bobbysitter": bobbysitter_view, "pig": pig_view}
 # the text of games/turngame.py's generic trace: "N. seat q (policy) plays ...", then the
 # position drawn under it (which the picture shows)
 GENERIC_SHAPE = TextShape(start=r"^\d+\. (seat \d+|the rules) ", drop=r"^   ")
+
+
+def text_shape(game) -> TextShape:
+    """How `game`'s text trace is cut into events: its GameSpec.replay_text, else the
+    generic trace's shape."""
+    return game.replay_text or GENERIC_SHAPE
+
+
+def view_of(game):
+    """`game`'s view function: its GameSpec.replay_view, else the generic view."""
+    return game.replay_view or generic_view
 
 
 # --- the document -------------------------------------------------------------------------
@@ -484,11 +192,12 @@ def build(game, rules, specs, seed: int, game_index: int, rotate: bool, init, de
     from ..games import wrappers as W
     events = json.loads(game.trace(rules, specs, seed, game_index, rotate, init, True, deck_file=deck_file))
     text = game.trace(rules, specs, seed, game_index, rotate, init, False, deck_file=deck_file)
-    header, texts = split_text(text, TEXT_SHAPES.get(game.name, GENERIC_SHAPE), len(events))
-    view = VIEWS.get(game.name, generic_view)(rules, init, events)
+    header, texts = split_text(text, text_shape(game), len(events))
+    view = view_of(game)(rules, init, events)
     p = rules.num_players
     slots = W.seat_slots(game_index, p, rotate, p)
-    seats = [{"seat": q, "name": f"seat {q}" + (f" ({chr(65 + q)})" if game.name == "battlesheep" else ""),
+    names = view.seats or [f"seat {q}" for q in range(p)]
+    seats = [{"seat": q, "name": names[q],
               "policy": specs[int(slots[q])].label, "colour": SEAT_COLOURS[q % len(SEAT_COLOURS)]} for q in range(p)]
     kinds = {z.id: z.kind for z in view.zones}
     steps, before = [], None

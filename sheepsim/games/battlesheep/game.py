@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import random
@@ -13,13 +14,14 @@ from ... import search
 from ...search import python_mcts
 from ...policies import PolicySpec, register_policy
 from .. import wrappers as W
-from ..base import GameSpec
+from ..base import Baseline, GameSpec
 from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import position as POS
 from . import reference
 from . import rules as R
+from . import view as V
 from .presets import PRESETS
 from .trace import trace
 
@@ -138,6 +140,18 @@ def reference_search(rules, s: np.ndarray):
 
 
 
+# the plain-C program `sheepsim bench` times beside the kernel (same rules, same random
+# policy), and its fixed 32-hex board, as a position file (the kernels) and in its own format
+BASELINES = Path(__file__).resolve().parents[2] / "baselines"
+
+
+def baseline_workloads(rules) -> tuple[tuple[str, np.ndarray, str], ...]:
+    """Complete 2-player games, and placement and moves on the fixed board board32."""
+    board = POS.to_state(json.loads((BASELINES / "board32.json").read_text()), rules)
+    return (("complete 2-player games", initial_state(rules, None), "-"),
+            ("board32: placement and moves", board, str(BASELINES / "board32.txt")))
+
+
 END_CONDITIONS = ("no one can move", "a seat cannot move")
 
 
@@ -150,10 +164,13 @@ GAME = GameSpec(
     name="battlesheep", title="Battle Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="sheep moves", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
     rules_for_position=POS.rules_for, play_chunk=play_chunk, frame=frame, trace=trace, legal=legal,
+    read_position=POS.read_position_file,
     reference_bench=reference_bench, reference_search=reference_search, policy_help=POLICY_HELP,
     bench_workload="uniform random policy, complete games (building, placement, moves)",
     bench_more=(("greedy", "greedy policy (one-ply heuristic), complete games (building, placement, moves)"),),
+    baseline=Baseline(BASELINES / "bsfull.c", players=2, policy="random", workloads=baseline_workloads),
     play=P.KERNELS, compile_seconds=45, end_conditions=END_CONDITIONS, end_condition=end_condition,
     skill_policies=("greedy", "random"),
     readings=Path(__file__).with_name("READINGS.md"),
+    replay_view=V.view, replay_text=V.TEXT_SHAPE,
 )

@@ -15,12 +15,14 @@ from ...search import python_mcts
 from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
 from .. import stoptable, wrappers as W
-from ..base import GameSpec
+from ..base import GameSpec, StopMeasure
 from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
 from . import turnsolve as TS
+from . import view as V
+from .decided import decided_by_black_sheep
 from .trace import trace
 
 register_policy("blacksheep", "random", policy_id=POL.RANDOM,
@@ -225,6 +227,12 @@ def _reference_options(opts: dict[str, Any]) -> dict[str, Any]:
 
 END_CONDITIONS = ("triplets to win", "turn cap")
 
+# what learn_stop counts in self-play beside the first player's win rate (decided.py)
+STOP_MEASURE = StopMeasure(
+    "black_sheep", "decided by a Black Sheep",
+    "a seat that did not win drew a Black Sheep when stopping instead would have won the game at once "
+    "(games/blacksheep/decided.py)", "a Black Sheep decides", decided_by_black_sheep)
+
 GAME = GameSpec(
     name="blacksheep", title="Bye-Bye Black Sheep", version=E.VERSION, players=R.PLAYERS, options=R.OPTIONS,
     turn_unit="turns", make_rules=R.make, to_array=R.to_array, initial_state=initial_state,
@@ -235,8 +243,10 @@ GAME = GameSpec(
                 ("turn_optimal", "the within-turn solver at depth 1, complete games")),
     decisions_column=E.O_DECISIONS,
     play=P.KERNELS, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
+    stop_measure=STOP_MEASURE,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("threshold:k=7", "random"),
     hidden=True, luck=True,
     readings=Path(__file__).with_name("READINGS.md"),
+    replay_view=V.view, replay_text=V.TEXT_SHAPE,
 )

@@ -22,6 +22,7 @@ from . import engine as E
 from . import play as P
 from . import policies as POL
 from . import rules as R
+from . import view as V
 from .model import DEFAULT_COUNTS, PROFILE_PARAMS, PROFILES
 from .trace import trace
 
@@ -117,4 +118,5 @@ GAME = GameSpec(
     skill_policies=("adult", "child"),
     simultaneous=True, luck=True,
     readings=Path(__file__).with_name("READINGS.md"),
+    replay_view=V.view, replay_text=V.TEXT_SHAPE,
 )

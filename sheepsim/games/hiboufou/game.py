@@ -27,6 +27,7 @@ from . import play as P
 from . import policies as POL
 from . import reference
 from . import rules as R
+from . import view as V
 from .model import COLOUR_NAMES, colours_of, parse_deck
 from .trace import trace
 
@@ -153,4 +154,5 @@ GAME = GameSpec(
     skill_policies=("greedy", "random"),
     hidden=True,
     readings=Path(__file__).with_name("READINGS.md"),
+    replay_view=V.view, replay_text=V.TEXT_SHAPE,
 )

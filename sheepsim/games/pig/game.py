@@ -17,13 +17,14 @@ from ... import search
 from ...search import python_mcts
 from ...policies import PolicySpec, register_policy
 from .. import stoptable, wrappers as W
-from ..base import GameSpec
+from ..base import GameSpec, StopOptimum
 from . import engine as E
 from . import optimal as OPT
 from . import play as P
 from . import policies as POL
 from . import reference
 from . import rules as R
+from . import view as V
 from .trace import trace
 
 register_policy("pig", "random", policy_id=POL.RANDOM,
@@ -80,6 +81,36 @@ def stop_features(rules) -> stoptable.Features:
         initial=20, window=6, fixed="hold:t=20", floor=1, reach=25,
         doc=f"own and opponent's banked score, each in {bands} equal bands of the goal "
             f"({rules['goal'] / bands:g} points a band)", ticks=(scores, scores))
+
+
+def stop_optimum(rules, feats: stoptable.Features) -> StopOptimum:
+    """The exact optimum (optimal.py) that learn_stop holds the learned table against:
+    its hold boundary at each score band's lowest scores, the first player's exact win
+    rate, and the learned table's distance from the boundary and exact win rate."""
+    goal = rules["goal"]
+    bands = feats.axes[0][1]
+
+    def cells() -> np.ndarray:
+        edge = OPT.solution(goal).boundary()
+        lows = [-(-b * goal // bands) for b in range(bands)]        # the lowest score in each band
+        return edge[np.ix_(lows, lows)].astype(float)
+
+    def compare(thresholds: np.ndarray, visits: np.ndarray) -> tuple[np.ndarray, float]:
+        edge = OPT.solution(goal).boundary()
+        band = (np.arange(goal) * bands) // goal
+        mine = thresholds.reshape(bands, bands)[band[:, None], band[None, :]]
+        reached = (visits.reshape(bands, bands) > 0)[band[:, None], band[None, :]]
+        # a threshold at or past the goal's distance and a boundary of goal - i both mean "roll to win"
+        dist = goal - np.arange(goal)[:, None]
+        diff = np.abs(np.minimum(mine, dist) - np.minimum(edge, dist))[reached]
+        # the same rate without sampling noise: policy evaluation of the table
+        return diff, float(OPT.evaluate(mine, goal)[0, 0, 0])
+
+    return StopOptimum(
+        setting=f"goal {goal}", states="(own, opponent) scores", threshold="hold threshold",
+        panel="optimal (at each band's lowest scores)", cells=cells,
+        first=lambda: float(OPT.solution(goal).p[0, 0, 0]), compare=compare,
+        constant=lambda t: float(OPT.evaluate(np.full((goal, goal), t), goal)[0, 0, 0]))
 
 
 def policy_data(rules, specs: list[PolicySpec]) -> np.ndarray:
@@ -152,8 +183,10 @@ GAME = GameSpec(
     play_chunk=play_chunk, frame=frame, trace=trace, reference_bench=reference_bench,
     reference_search=reference_search,
     policy_help=POLICY_HELP, policy_data=policy_data, stop_features=stop_features, play=P.KERNELS, compile_seconds=15,
+    stop_optimum=stop_optimum,
     end_conditions=END_CONDITIONS, end_condition=W.end_at_cap,
     skill_policies=("hold", "random"),
     luck=True,
     readings=Path(__file__).with_name("READINGS.md"),
+    replay_view=V.view, replay_text=V.TEXT_SHAPE,
 )
