@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import math
 import os
-import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -220,9 +219,11 @@ def length_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], t
                              "low": low, "series": series})
 
 
-def _policy_of(label: str) -> str:
-    """'2p random' -> 'random': the same policy gets the same colour in every panel."""
-    return re.sub(r"^\d+p\s+", "", label)
+def _policy_of(df: pd.DataFrame) -> str:
+    """The policy a cell's games were played by (' / ' between several), read off its
+    policy columns: the same policy gets the same colour in every panel."""
+    seats = [c for c in df.columns if c.startswith("policy_")]
+    return " / ".join(sorted({str(x) for c in seats for x in pd.unique(df[c])}))
 
 
 def score_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], title: str) -> Path:
@@ -232,7 +233,7 @@ def score_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], ti
     by_players: dict[int, dict[str, pd.DataFrame]] = {}
     for label, df in dfs.items():
         by_players.setdefault(num_players(df), {})[label] = df
-    policies = list(dict.fromkeys(_policy_of(label) for label in dfs))
+    policies = list(dict.fromkeys(_policy_of(df) for df in dfs.values()))
     colour = dict(zip(policies, colours(len(policies))))
     ncols = min(len(by_players), 2)
     nrows = math.ceil(len(by_players) / ncols)
@@ -242,11 +243,11 @@ def score_plot(dfs: Mapping[str, pd.DataFrame], path: str | os.PathLike[str], ti
     width = 0.8 / len(policies)
     for ax, (players, cells) in zip(axes, sorted(by_players.items())):
         for label, df in cells.items():
-            k = policies.index(_policy_of(label))
+            k = policies.index(_policy_of(df))
             seats = np.arange(players)
             data = [df[f"score_{seat}"].to_numpy() for seat in seats]
             at = seats + (k - (len(policies) - 1) / 2) * width
-            c = colour[_policy_of(label)]
+            c = colour[_policy_of(df)]
             ax.boxplot(data, positions=at, widths=width * 0.85, whis=(5, 95), showfliers=False,
                        patch_artist=True, boxprops=dict(facecolor=(*c[:3], 0.35), edgecolor=c),
                        whiskerprops=dict(color=c), capprops=dict(color=c), medianprops=dict(color=c))
