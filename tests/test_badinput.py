@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from sheepsim.analysis.definition import KINDS
 from sheepsim.errors import SheepsimError
 from sheepsim.policies import parse_spec
 from conftest import assert_bad, run_cli as run
@@ -415,3 +416,19 @@ def test_summarize_refuses_an_edited_manifest(finished, tmp_path, edit, needle):
         del manifest["chunks"]
     (copy / "manifest.json").write_text(json.dumps(manifest))
     assert_bad(run("summarize", str(copy)), "manifest.json was edited or damaged", needle, "new --out folder")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_analysis_kind_follows_the_one_protocol(kind):
+    """run_file drives every kind the same way (analysis/definition.py Kind): its keys, a
+    plan of (spec, scale), a run of (spec, plan, reports, threads, progress, command)."""
+    import inspect
+
+    from sheepsim.analysis.definition import COMMON, Kind, kind_module
+    module = kind_module(kind)
+    assert isinstance(module, Kind)
+    assert isinstance(module.KEYS, tuple) and not set(module.KEYS) & COMMON
+    assert len(inspect.signature(module.plan).parameters) == 2
+    run_params = list(inspect.signature(module.run).parameters)
+    assert len(run_params) == 6 and run_params[2:] == ["reports", "threads", "progress", "command"]
+    assert inspect.signature(module.run).parameters["command"].default == ""

@@ -23,6 +23,10 @@ from sheepsim.report import replay
 SHOWN = {"battlesheep": ["-p", "2"], "blacksheep": ["-p", "3"], "hiboufou": ["-p", "2"],
          "bobbysitter": ["-p", "3"], "pig": []}
 GAMES = {name: SHOWN.get(name, []) for name in all_games()}
+# the declared traits: the games whose seats hold hidden cards, and the card games
+# (hidden hands or a deck), whose replay views place every card in one zone
+HIDDEN = [name for name, g in all_games().items() if g.hidden]
+CARDS = [name for name, g in all_games().items() if g.hidden or g.read_deck is not None]
 GAME = ["--seed", "3", "--game", "1"]
 IDS = ("play", "prev", "next", "slider", "board", "event")
 
@@ -206,7 +210,7 @@ def _conserved(game: str, doc: dict, events: list[dict]) -> None:
     assert all(0 <= f < len(doc["faces"]) for f in doc["cards"])
 
 
-@pytest.mark.parametrize("game", ["blacksheep", "hiboufou", "bobbysitter"])
+@pytest.mark.parametrize("game", CARDS)
 def test_every_card_is_in_exactly_one_zone(made, game):
     _, doc, events, _ = made[game]
     _conserved(game, doc, events)
@@ -240,7 +244,7 @@ def test_blacksheep_joker_sits_with_its_species(tmp_path):
     pytest.skip("no Joker reached a zoo in these games")
 
 
-@pytest.mark.parametrize("game", ["blacksheep", "hiboufou"])
+@pytest.mark.parametrize("game", HIDDEN)
 def test_hands_are_hidden_by_default(made, game):
     page, doc, _, _ = made[game]
     zones = {z["id"]: z for z in doc["zones"]}

@@ -13,7 +13,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import SheepsimError
 from ..fileio import all_or_nothing
@@ -23,6 +23,29 @@ MODULES = {"seat_advantage": "seat_advantage", "policy_sweep": "sweep", "rule_va
            "skill_ladder": "ladder", "ratings": "ratings", "learn_stop": "learn_stop", "tune": "tune",
            "converge": "converge"}
 KINDS = tuple(MODULES)
+
+
+@runtime_checkable
+class Kind(Protocol):
+    """What every analysis kind's module gives (MODULES names them), the one protocol
+    `run_file` drives: the keys its analysis file may hold beside COMMON; `plan`, which
+    reads the file at a scale and checks every cell before any game is played (one
+    SheepsimError for a bad one); `run`, which plays the plan and writes
+    REPORTS/<name>.md with its figures in REPORTS/<name>/, and returns the report's path
+    (`command` is the command that regenerates it, for its provenance)."""
+
+    KEYS: tuple[str, ...]
+
+    def plan(self, spec: dict[str, Any], scale: float) -> Any: ...
+
+    def run(self, spec: dict[str, Any], plan: Any, reports: Path, threads: int | None, progress: bool,
+            command: str = "") -> Path: ...
+
+
+def kind_module(kind: str) -> Kind:
+    """The module of analysis kind `kind`, imported only now: a report's record lists the
+    sources its run loaded (analysis/inputs.py)."""
+    return importlib.import_module(f".{MODULES[kind]}", __package__)
 COMMON = {"name", "title", "kind", "game", "seed", "description", "scale"}
 MAX_SCALE = 1000
 # names a report cannot take: REPORTS/<name>/ would be another tool's folder
@@ -169,8 +192,7 @@ def run_file(path: Path, reports: Path, scale: float | None = None, threads: int
     if only_changed and why is None:
         say(f"kept {report}: made at --scale {scale:g} from this analysis file and unchanged sources")
         return report
-    # only this kind's module: the report's record lists the sources its run loaded
-    module = importlib.import_module(f".{MODULES[spec['kind']]}", __package__)
+    module = kind_module(spec["kind"])
     unknown = set(spec) - COMMON - set(module.KEYS)
     if unknown:
         raise SheepsimError(f"unknown key {sorted(unknown)[0]!r} in {path}; valid keys: "
