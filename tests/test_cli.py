@@ -142,6 +142,15 @@ def test_legal_lists_moves(tmp_path):
     assert moves == [{"from": [1, 0], "to": [0, 0], "count": n} for n in range(1, 15)]
 
 
+def test_legal_takes_the_game_from_the_registry(tmp_path):
+    path = write(tmp_path, MOVE_POSITION)
+    named = run("legal", path, "--game", "battlesheep")
+    assert named.exit_code == 0 and json.loads(named.output) == json.loads(run("legal", path).output)
+    assert_bad(run("legal", path, "--game", "pig"), "pig has no position format",
+               "sheepsim legal works for: battlesheep")
+    assert_bad(run("legal", path, "--game", "chess"), "unknown game 'chess'")
+
+
 def test_simulate_from_position(tmp_path):
     result = run("simulate", "battlesheep", "--games", "50", "--from-position", write(tmp_path, MOVE_POSITION), "-q")
     assert result.exit_code == 0, result.output
