@@ -125,11 +125,11 @@ def test_dask_workers_load_a_plugin_game_and_a_plugin_agent(scheduler, tmp_path,
     # tic-tac-toe and the lookahead agent, both from --plugin files: the workers load the
     # game's file and the agent's, and play it exactly as this process does
     game = get_game("tictactoe")
-    local = simulate(game, game.make_rules(2, {}), seat_specs("tictactoe", ["lookahead", "mcts:iters=20"], 2), 300,
+    local = simulate(game, game.make_rules(2, {}), seat_specs("tictactoe", ["lookahead", "mcts:iters=20"], 2), 120,
                      8).results
     out = tmp_path / "ttt"
     result = run("--plugin", str(TICTACTOE), "--plugin", str(LOOKAHEAD), "simulate", "tictactoe",
-                 "--policy", "lookahead", "--policy", "mcts:iters=20", "--games", "300", "--chunk-size", "100",
+                 "--policy", "lookahead", "--policy", "mcts:iters=20", "--games", "120", "--chunk-size", "40",
                  "--seed", "8", "--backend", "dask", "--scheduler", scheduler, "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     df, _ = read_results(out)

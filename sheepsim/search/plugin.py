@@ -20,7 +20,9 @@ that draws only from it keeps results a function of (config, seed, game index).
 
 Registered for the games it names, the agent gets a policy id below the user
 policies' and runs in kernels of a kind of its own, written like the built-in agents'
-(search/wiring.py) and cached on disk: it starts as fast as a built-in. Its kernels
+(search/wiring.py) and cached on disk: it starts as fast as a built-in. The hooks it
+receives are their compiled twins (driver.called), called rather than inlined, so a
+new agent compiles in seconds even for a card game. Its kernels
 also play the built-in agents, so a run may seat it against mcts or alphabeta; two
 plug-in agents need two runs.
 """
@@ -55,13 +57,18 @@ DECIDE = plugin.decide_of(@NAME_REPR@, @MODULE_REPR@, @FILE_REPR@)
 AGENT_ID = @ID@
 BUILT_IN = kernels.of_kind(_SELF, "search").search
 FIRST_ID, LAST_ID = agents.FIRST_ID, AGENT_ID
+# the hooks it gets are called, not inlined (driver.called, their compiled twins in the
+# disk cache): the agent compiles in seconds where inlining every hook into it took
+# minutes for a card game; the built-in agents inline them
+R_DETERMINIZE, R_COPY_STATE, R_ROLLOUT = map(driver.called, (DETERMINIZE, COPY_STATE, ROLLOUT))
 
 
 @njit(cache=True, nogil=True)
 def search(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
     if policy_id == AGENT_ID:
-        DECIDE(ACTOR, LEGAL, NATURE, CHANCE, STEP, OUTCOME, PROGRESS, DETERMINIZE, COPY_STATE, ROLLOUT, R_CHOOSE,
-               VIEW, GAME, SEARCH, ROLLOUT_PARAMS, HIDDEN, s, rules, aux, seat, params, rng, buf, scratch)
+        DECIDE(R_ACTOR, R_LEGAL, R_NATURE, R_CHANCE, R_STEP, R_OUTCOME, R_PROGRESS, R_DETERMINIZE, R_COPY_STATE,
+               R_ROLLOUT, R_CHOOSE, VIEW, GAME, SEARCH, ROLLOUT_PARAMS, HIDDEN, s, rules, aux, seat, params, rng, buf,
+               scratch)
     else:
         BUILT_IN(policy_id, s, rules, aux, seat, params, rng, buf, scratch)
 ''' + wiring.DISPATCH
