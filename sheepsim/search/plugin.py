@@ -45,7 +45,7 @@ from . import agents, wiring
 # plug-in agents' ids: above the built-in agents', below the user policies'
 FIRST_PLUGIN_ID, LAST_PLUGIN_ID = agents.LAST_ID + 1, USER_ID_BASE - 1
 
-_AGENTS: dict[str, tuple[int, Callable, str | None]] = {}     # name -> (id, decide, its file)
+_AGENTS: dict[str, tuple[int, Callable]] = {}     # name -> (policy id, decide)
 
 # The plug-in agent's `search` (its id) beside the built-in agents' (the "search"
 # kernels' own, called), then the same dispatcher and kernels as theirs
@@ -113,9 +113,13 @@ def register_agent(name: str, decide: Callable, games: tuple[str, ...] | list[st
         if pid > LAST_PLUGIN_ID:
             raise SheepsimError(f"at most {LAST_PLUGIN_ID - FIRST_PLUGIN_ID + 1} plug-in agents can be loaded at once")
     file = _file_of(decide)
-    _AGENTS[name] = (pid, decide, file)
-    text = (_TEMPLATE.replace("@NAME_REPR@", repr(name)).replace("@FILE_REPR@", repr(file))
-            .replace("@MODULE_REPR@", repr(decide.py_func.__module__)).replace("@NAME@", name).replace("@FILE@", file or "importable by name").replace("@ID@", str(pid)))
+    _AGENTS[name] = (pid, decide)
+    # @...@ placeholders, not str.format: the template's "{action}" is load()'s to fill
+    fills = {"@NAME_REPR@": repr(name), "@MODULE_REPR@": repr(decide.py_func.__module__), "@FILE_REPR@": repr(file),
+             "@NAME@": name, "@FILE@": file or "importable by name", "@ID@": str(pid)}
+    text = _TEMPLATE
+    for mark, value in fills.items():
+        text = text.replace(mark, value)
     kernels.register_kind(_kind(name), text, __name__, covers=("search",), sources=(file,) if file else ())
     for game in games:
         register_policy(game, name, params=params, doc=doc, policy_id=pid, integers=integers, choices=choices,
