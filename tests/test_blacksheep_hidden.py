@@ -40,6 +40,7 @@ from conftest import kind_policy
 from numba import njit
 
 from sheepsim.games import driver
+from sheepsim.games.blacksheep import distill
 from sheepsim.games.blacksheep import engine as E
 from sheepsim.games.blacksheep.play import KERNELS as P
 from sheepsim.games.blacksheep import policies as POL
@@ -152,7 +153,7 @@ def builtin(policy_id):
     return choose
 
 
-MIX = [  # (label, chooser, params): every honest policy the kernel ships
+MIX = [  # (label, chooser, params): the honest heuristics the kernel ships (distilled: its own test)
     ("threshold:k=3", builtin(POL.THRESHOLD), [3.0]),
     ("risk:p=0.3", builtin(POL.RISK), [0.3, 0.0]),
     ("random", builtin(POL.RANDOM), []),
@@ -160,7 +161,7 @@ MIX = [  # (label, chooser, params): every honest policy the kernel ships
     ("risk:p=0.2,w=1.5", builtin(POL.RISK), [0.2, 1.5]),
     ("threshold:k=1", builtin(POL.THRESHOLD), [1.0]),
 ]
-IDS = {"threshold": POL.THRESHOLD, "risk": POL.RISK, "random": POL.RANDOM}
+IDS = {"threshold": POL.THRESHOLD, "risk": POL.RISK, "random": POL.RANDOM, "distilled": POL.DISTILLED}
 
 
 def _vector(params):
@@ -402,6 +403,23 @@ def test_negative_control_reading_the_mole_revealed_hand_is_allowed():
 # ---------------------------------------------------------------------------
 # The information-set search (search/mcts.py) passes the same re-deal test
 # ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players,options", [(2, {}), (3, ALL_OPTIONAL)], ids=["2p-base", "3p-all-optional"])
+def test_distilled_decisions_do_not_change_when_hidden_cards_are_redealt(players, options):
+    # its features read the seat's own hand, the zoos and the table: all public or its own
+    mix = [("distilled", builtin(POL.DISTILLED), distill.read()["weights"]), MIX[0], MIX[1], MIX[3]]
+    total: Counter = Counter()
+    for g in range(12):
+        seats = seat_mix(players, g, mix)
+        checks, mismatches, pooled, s = play_checked(players, options, seats, 411, g)
+        assert not mismatches, f"{len(mismatches)} distilled decisions depend on hidden cards, first: {mismatches[0]}"
+        total += checks
+        assert np.mean(np.array(pooled) > 0) > 0.9
+        row = np.zeros(E.O_SIZE, dtype=np.int32)
+        E.outcome(s, R.to_array(R.make(players, options)), row)
+        assert np.array_equal(row, replay_row(players, options, seats, 411, g)), f"game {g}"
+    assert total["draw"] > 100 and total["place"] > 20
+
 
 def agent(policy_id, params):
     """A search agent (its id and parameter vector) with the common policy signature."""

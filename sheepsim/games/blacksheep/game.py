@@ -16,6 +16,7 @@ from ...errors import SheepsimError
 from ...policies import PolicySpec, register_policy
 from .. import stoptable, wrappers as W
 from ..base import GameSpec, StopMeasure
+from . import distill
 from . import engine as E
 from . import play as P
 from . import policies as POL
@@ -56,6 +57,21 @@ register_policy("blacksheep", "turn_optimal", policy_id=POL.TURN_OPTIMAL,
                     "the end of the turn (win, or triplet/pair/single per species), by exact expectimax over "
                     "what blind draws yield given what the seat knows, to `depth` draws ahead (turnsolve.py); "
                     "effects and placement as `threshold`; base game's cards only")(POL.turn_optimal)
+# the weights fitted to turn_optimal's decisions (distill.py remakes the table)
+_DISTILLED = dict(zip(POL.STOP_TERMS, distill.read()["weights"]))
+_TERM_HELP = {"bias": "the rule's constant",
+              "stake": "weight of q x stake (q: the chance that the draw is a Black Sheep; stake: what a stop now "
+                       "adds to the zoo's value, single 0.2, pair 0.5, triplet 1, a winning zoo 10)",
+              "placement": "weight of (1 - q) x what one more placement would add",
+              "next_card": "weight of (1 - q) x what one more placement would add once the drawn card joins "
+                           "the hand",
+              "risk": "weight of q", "table": "weight of the cards on the table"}
+register_policy("blacksheep", "distilled", policy_id=POL.DISTILLED,
+                params={term: (_DISTILLED[term], _TERM_HELP[term], -1000.0, 1000.0) for term in POL.STOP_TERMS},
+                doc="turn_optimal's stop decision distilled into a linear rule (98% of its choices, "
+                    "at threshold's speed): draws from the largest hand while the weighted sum of six terms of "
+                    "the position is positive, the weights fitted to turn_optimal's decisions (distill.py); "
+                    "effects and placement as `threshold`")(POL.distilled)
 register_policy("blacksheep", "learned", policy_id=POL.LEARNED,
                 files={"table": "stop table file (JSON, from a `learn_stop` analysis); default: the one sheepsim "
                                  "ships for the player count (default rules)"},
@@ -94,11 +110,6 @@ def initial_state(rules, position: dict | None = None) -> np.ndarray:
     return np.zeros(1, dtype=np.int32)
 
 
-# the equilibrium fixed threshold by player count (reports/blacksheep-stop-threshold.md;
-# {8, 9} at 5 players), where learning starts
-EQUILIBRIUM_K = {2: 6, 3: 7, 4: 8, 5: 8}
-
-
 def stop_features(rules) -> stoptable.Features:
     """The learned policy's feature set (policies.stop_cell)."""
     w = rules["triplets_to_win"] or E.SETUP[rules.num_players]["triplets"]
@@ -106,8 +117,8 @@ def stop_features(rules) -> stoptable.Features:
         "blacksheep-zoo-hand-v1", (("own triplets", w), ("leading opponent's triplets", w),
                                    ("largest opponent hand, 2-card bands", POL.HAND_BANDS),
                                    ("own zoo pairs", POL.PAIR_BANDS)), "cards on the table",
-        initial=EQUILIBRIUM_K[rules.num_players], window=2,
-        fixed=f"threshold:k={EQUILIBRIUM_K[rules.num_players]}", floor=3,     # a stop on 2 cards places none
+        initial=POL.EQUILIBRIUM_K[rules.num_players], window=2,
+        fixed=f"threshold:k={POL.EQUILIBRIUM_K[rules.num_players]}", floor=3,     # a stop on 2 cards places none
         doc=f"own and leading opponent's triplets (0..{w - 1}), the largest opponent hand (0-1, 2-3, ..., 8-9, "
             f"10+ cards: a draw from it is a Black Sheep with chance 1/size), own zoo pairs (0, 1, 2+)",
         ticks=(tuple(map(str, range(w))), tuple(map(str, range(w))),
@@ -240,7 +251,8 @@ GAME = GameSpec(
     reference_search=reference_search, bench_players=3, bench_policy="threshold:k=6", policy_help=POLICY_HELP,
     bench_workload="complete games (reference: same stop rule and placement, Eagle/Mole/Magpie declined)",
     bench_more=(("learned", "the shipped 3-player stop table (learned), complete games"),
-                ("turn_optimal", "the within-turn solver at depth 1, complete games")),
+                ("turn_optimal", "the within-turn solver at depth 1, complete games"),
+                ("distilled", "turn_optimal's stop distilled into a linear rule, complete games")),
     decisions_column=E.O_DECISIONS,
     play=P.KERNELS, compile_seconds=55, policy_data=policy_data, stop_features=stop_features,
     stop_measure=STOP_MEASURE,

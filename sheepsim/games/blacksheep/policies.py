@@ -18,17 +18,20 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ...rng import rand_below
 from ..fast import placement_values, popcount
 from .engine import (JOKER_AS, H_DRAWS, H_LIMIT, H_NPILE, H_NTABLE, H_PHASE, H_PLACED, H_PLAYERS, H_SOURCE, H_SPECIES,
-                     H_TO_WIN, HAND, KNOWN, MAX_DECISIONS, MAX_PLAYERS, NK, SIZE, ZOO, legal_decisions, species_count,
-                     triplets)
-from .model import (ANIMAL, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
+                     H_TO_WIN, HAND, KNOWN, MAX_DECISIONS, MAX_PLAYERS, NK, SIZE, TABLE, ZOO, legal_decisions,
+                     species_count, triplets)
+from .model import (ANIMAL, COPIES, DRAW, DRAW_FROM, EAGLE_ASK, EAGLE_ASK_PHASE, EAGLE_SKIP, JOKER, MAGPIE_NONE,
                     MAGPIE_PHASE, MAGPIE_TAKE, MAX_SPECIES, MOLE_NONE, MOLE_PHASE, MOLE_TAKE, MOTHER_PHASE,
                     MOTHER_SKIP, MOTHER_TAKE, PLACE, PLACE_DONE, STOP, WHITE_NONE, WHITE_PHASE, WHITE_PLACE)
 from .rules import R_MAGPIE_BREAK, R_MUST_DRAW, R_ZOO_BASIS
 from . import turnsolve
 
-RANDOM, THRESHOLD, RISK, TURN_OPTIMAL, LEARNED = 0, 1, 2, 3, 4
-LAST_BUILTIN = LEARNED
+RANDOM, THRESHOLD, RISK, TURN_OPTIMAL, LEARNED, DISTILLED = 0, 1, 2, 3, 4, 5
+LAST_BUILTIN = DISTILLED
 P_K = 0                 # threshold: stop once k cards lie on the table
+# the equilibrium fixed threshold by player count (reports/blacksheep-thresholds.md;
+# {8, 9} at 5 players): where learning starts, the fixed rule distilled's data meets
+EQUILIBRIUM_K = {2: 6, 3: 7, 4: 8, 5: 8}
 P_P, P_W = 0, 1         # risk: stop if P(Black Sheep next) > p, or if w > 0 and drawing has negative value
 
 
@@ -285,6 +288,135 @@ def learned(s, rules, aux, seat, params, rng, buf):
     return _draw_or_stop(s, rules, seat, rng, _learned_stops(s, rules, aux, seat))
 
 
+# --- distilled: turn_optimal's stop decision as a linear rule over six terms -----------
+#
+# turn_optimal compares stopping now with drawing on, through the zoo's value at the end
+# of the turn (single 0.2, pair 0.5, triplet 1, a winning zoo 10: its default
+# objective). `stop_terms` measures the same trade in four numbers that cost a pass over
+# the species, and `distilled` draws when a weighted sum of them is positive; the
+# weights were fitted to turn_optimal's own decisions (distill.py, tables/distilled.json).
+STOP_TERMS = ("bias", "stake", "placement", "next_card", "risk", "table")
+T_VALUE = (0.0, 0.2, 0.5, 1.0)        # the objective of one species, by zoo count (3+: triplet)
+T_WIN = 10.0
+
+
+@njit(cache=True, inline="always")
+def _value(c):
+    return T_VALUE[min(c, 3)]
+
+
+@njit(cache=True, inline="always")
+def _gain(c):
+    """What one more card of a species with c in the zoo adds to the objective."""
+    return _value(c + 1) - _value(c)
+
+
+@njit(cache=True)
+def stop_terms(s, rules, seat, buf):
+    """(q, stake, placement, next_card) of the seat's stop decision, all public to it:
+
+    q          the chance that a draw from the largest opponent hand is a Black Sheep
+    stake      what a stop now adds to the zoo's value: the table goes to the hand and
+               up to `limit` cards are placed by the shared rule (_best_placement's
+               order: the species closest to a triplet, then the most in hand); a stop
+               that completes the winning triplets is worth the win, T_WIN
+    placement  what one more placement (the limit a further card on the table allows)
+               adds, with the cards in hand after the stop's placements
+    next_card  the same, the drawn card joining the hand first: its species in
+               proportion to the copies the seat has not seen (COPIES less its hand,
+               every zoo and the table), specials left out
+
+    Stake, placement and next_card are 0 while a stop would place nothing (limit 0).
+    `buf` is scratch: per species, zoo count, hand count and unseen copies."""
+    h = 1
+    for o in range(s[H_PLAYERS]):
+        if o != seat:
+            h = max(h, s[SIZE + o])
+    q = 1.0 / h
+    n = s[H_NTABLE]
+    limit = max(0, (n if rules[R_ZOO_BASIS] == 0 else s[H_DRAWS]) - 2)
+    if limit == 0:
+        return q, 0.0, 0.0, 0.0
+    species = s[H_SPECIES]
+    trips = 0
+    zoo_value = 0.0
+    for sp in range(species):
+        z = species_count(s, seat, sp + 1)
+        held = s[HAND + seat * NK + ANIMAL + sp]
+        unseen = COPIES - held
+        for o in range(s[H_PLAYERS]):
+            unseen -= s[ZOO + o * NK + ANIMAL + sp]
+        buf[sp, 0], buf[sp, 1], buf[sp, 2] = z, held, unseen
+        trips += z >= 3
+        zoo_value += _value(z)
+    for i in range(n):
+        sp = s[TABLE + i] - ANIMAL
+        if sp >= 0:
+            buf[sp, 1] += 1
+            buf[sp, 2] -= 1
+    to_win = s[H_TO_WIN]
+    stake = 0.0
+    for _ in range(limit):
+        best = 0
+        at = -1
+        for sp in range(species):
+            z, held = buf[sp, 0], buf[sp, 1]
+            v = 16 * z + held if (z < 3) & (held > 0) else 0
+            if v > best:
+                best, at = v, sp
+        if at < 0:
+            break
+        z = buf[at, 0]
+        buf[at, 0] += 1
+        buf[at, 1] -= 1
+        if z == 2:
+            trips += 1
+            if trips >= to_win:
+                return q, T_WIN - zoo_value, 0.0, 0.0
+        stake += _gain(z)
+    # the next placement goes to the species closest to a triplet among those in hand
+    # (z_next, -1 for none); a drawn card of a species with more in the zoo goes first
+    z_next = -1
+    for sp in range(species):
+        z = buf[sp, 0]
+        if (z < 3) & (buf[sp, 1] > 0) & (z > z_next):
+            z_next = z
+    win = T_WIN - zoo_value - stake
+    placement = 0.0
+    if z_next >= 0:
+        placement = win if z_next == 2 and trips + 1 >= to_win else _gain(z_next)
+    total = 0
+    expected = 0.0
+    for sp in range(species):
+        copies = max(buf[sp, 2], 0)
+        z = buf[sp, 0]
+        goes = max(z_next, z) if z < 3 else z_next
+        if goes >= 0:
+            expected += copies * (win if goes == 2 and trips + 1 >= to_win else _gain(goes))
+        total += copies
+    next_card = expected / total if total > 0 else placement
+    return q, stake, placement, next_card
+
+
+@njit(cache=True, inline="always")
+def _distilled_stops(s, rules, seat, params, buf):
+    q, stake, placement, next_card = stop_terms(s, rules, seat, buf)
+    draw = (params[0] + params[1] * q * stake + params[2] * (1.0 - q) * placement
+            + params[3] * (1.0 - q) * next_card + params[4] * q + params[5] * s[H_NTABLE])
+    return draw <= 0.0
+
+
+@njit(cache=True)
+def distilled(s, rules, aux, seat, params, rng, buf):
+    """Draw (from the largest hand) while bias + stake x q x stake + placement x (1 - q)
+    x placement + next_card x (1 - q) x next_card + risk x q + table x cards on the
+    table is positive (stop_terms; the weights are its parameters); effects and
+    placement as `threshold`."""
+    if s[H_PHASE] != DRAW:
+        return play_special(s, rules, seat, rng)
+    return _draw_or_stop(s, rules, seat, rng, _distilled_stops(s, rules, seat, params, buf))
+
+
 @njit(cache=True)
 def turn_optimal(s, rules, aux, seat, params, rng, buf):
     """Stop or draw, from whom, and the Eagle, Magpie and Mole choices, as the exact
@@ -298,9 +430,10 @@ def turn_optimal(s, rules, aux, seat, params, rng, buf):
 
 @njit(cache=True, inline="always")
 def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """The built-in policies by id: `threshold`, `risk`, `turn_optimal` and `learned` share one
+    """The built-in policies by id: `threshold`, `risk`, `turn_optimal`, `learned` and `distilled` share one
     copy of play_special (numba inlines each call site, and compiling it twice is slow)."""
-    if policy_id != THRESHOLD and policy_id != RISK and policy_id != TURN_OPTIMAL and policy_id != LEARNED:
+    if (policy_id != THRESHOLD and policy_id != RISK and policy_id != TURN_OPTIMAL and policy_id != LEARNED
+            and policy_id != DISTILLED):
         return random_policy(s, rules, aux, seat, params, rng, buf)
     phase = s[H_PHASE]
     if policy_id == TURN_OPTIMAL and (phase == DRAW or phase == EAGLE_ASK_PHASE or phase == MAGPIE_PHASE
@@ -312,6 +445,8 @@ def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
         stop = _threshold_stops(s, params)
     elif policy_id == LEARNED:
         stop = _learned_stops(s, rules, aux, seat)
+    elif policy_id == DISTILLED:
+        stop = _distilled_stops(s, rules, seat, params, buf)
     else:
         stop = _risk_stops(s, rules, seat, params)
     return _draw_or_stop(s, rules, seat, rng, stop)
