@@ -36,12 +36,13 @@ class Kind(Protocol):
     reads the file at a scale and checks every cell before any game is played (one
     SheepsimError for a bad one); `run`, which plays the plan and returns what it found
     as data (its kind's data class in report/layouts/: tables, numbers, the per-game
-    results a figure draws), writing nothing but what the kind keeps beside its report
-    (a learned table, a tuning study) into REPORTS/<name>/; and `layout`, its kind's
-    function in report/layouts/, which lays that data out as the report, its figures
-    drawn into FIGURES (REPORTS/<name>/). `command` is the command that regenerates the
-    report, for its provenance. The run computes and the layout words: a report's
-    wording changes in report/ alone, and report/ never imports this package."""
+    results a figure draws), writing nothing but what it keeps beside the report (a
+    learned table, a tuning study, in REPORTS/<name>/) and the runs it resumes
+    (runs_folder); and `layout`, its kind's function in report/layouts/, which lays that
+    data out as the report, its figures drawn into FIGURES (REPORTS/<name>/). `command`
+    is the command that regenerates the report, for its provenance. The run computes
+    and the layout words it: how a report reads changes in report/ alone, and report/
+    never imports this package."""
 
     KEYS: tuple[str, ...]
 

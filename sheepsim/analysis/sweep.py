@@ -188,7 +188,7 @@ def _play_at(game, rules, spec: str, games: int, seed: int, threads, n: int) -> 
             "options": {k: v for k, v in rules.as_dict().items() if k in defaults and v != defaults[k]},
             "policies": [spec] * n, "seed": seed, "rotate": True, "run": f"{n}p, every seat {spec}"}
     return FollowUp(spec, df, T.seat_table(df), T.seat0_edge(df), T.length_table(df).iloc[0],
-                    T.worth_watching(df, unit, base))
+                    pd.DataFrame([T.experience_row(df)]), T.worth_watching(df, unit, base))
 
 
 def _single_field(p: Plan, outcomes: np.ndarray, own: np.ndarray | None = None) -> pd.DataFrame:

@@ -70,6 +70,7 @@ class FollowUp:
     seats: pd.DataFrame          # tables.seat_table
     edge: dict[str, float]       # tables.seat0_edge
     length: pd.Series            # tables.length_table's row
+    feel: pd.DataFrame           # tables.experience_row, as a table
     replays: list[dict[str, Any]]
 
 
@@ -219,7 +220,7 @@ def _play_at(report: Report, game, follow: FollowUp, figures: Path, n: int) -> s
     report.paragraph(f"Played at {spec}, the confirmed equilibrium closest to being its own best response on "
                      f"fresh seeds. " + text[0].upper() + text[1:])
     report.table(follow.seats[["seat", "decided", "wins", "win_rate", "win_rate_lo", "win_rate_hi"]])
-    report.table(pd.DataFrame([T.experience_row(df)]), percent=["decided_share", "comeback"],
+    report.table(follow.feel, percent=["decided_share", "comeback"],
                  headers=T.EXPERIENCE_HEADERS, caption=T.EXPERIENCE_CAPTION)
     report.replays(follow.replays)
     report.figure(plots.length_plot({f"{n}p {spec}": df}, figures / f"length-{n}p.png",
