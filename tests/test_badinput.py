@@ -421,8 +421,12 @@ def test_summarize_refuses_an_edited_manifest(finished, tmp_path, edit, needle):
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_analysis_kind_follows_the_one_protocol(kind):
     """run_file drives every kind the same way (analysis/definition.py Kind): its keys, a
-    plan of (spec, scale), a run of (spec, plan, reports, threads, progress, command)."""
+    plan of (spec, scale), a run of (spec, plan, reports, threads, progress, command) that
+    returns data, the data class its layout declares in report/layouts/, and that layout
+    of (spec, data, figures, command), which makes the report."""
+    import dataclasses
     import inspect
+    import typing
 
     from sheepsim.analysis.definition import COMMON, Kind, kind_module
     module = kind_module(kind)
@@ -432,3 +436,10 @@ def test_every_analysis_kind_follows_the_one_protocol(kind):
     run_params = list(inspect.signature(module.run).parameters)
     assert len(run_params) == 6 and run_params[2:] == ["reports", "threads", "progress", "command"]
     assert inspect.signature(module.run).parameters["command"].default == ""
+    layout = module.layout
+    assert layout.__module__.startswith("sheepsim.report.layouts."), layout.__module__
+    assert list(inspect.signature(layout).parameters) == ["spec", "data", "figures", "command"]
+    returned = typing.get_type_hints(module.run)["return"]
+    assert dataclasses.is_dataclass(returned) and returned.__module__ == layout.__module__, returned
+    assert typing.get_type_hints(layout)["data"] is returned
+    assert typing.get_type_hints(layout)["return"].__name__ == "Report"

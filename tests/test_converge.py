@@ -1,5 +1,5 @@
-"""The converge analysis kind (analysis/converge.py): its stopping rule, its verdicts,
-a small run end to end, and bad input."""
+"""The converge analysis kind (analysis/converge.py): its stopping rule, its verdicts
+(its report, report/layouts/converge.py), a small run end to end, and bad input."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from conftest import assert_bad
 from conftest import run_cli as run
 from sheepsim.analysis import converge as C
+from sheepsim.report.layouts import converge as L
 from sheepsim.report import saved
 from sheepsim.runner import simulate
 
@@ -44,12 +45,12 @@ def test_the_verdicts_say_where_the_edge_stops_or_that_it_still_moves():
                             _row("mcts:iters=256", 0.035, 0.012),
                             _row("mcts:iters=64", 0.00, 0.01, 3), _row("mcts:iters=128", 0.04, 0.01, 3)])
     p = _plan(players=[2, 3])
-    said = C.verdicts(answers, {2: 1}, p)
+    said = L.verdicts(answers, {2: 1}, p)
     assert said[2] == ("stops moving from mcts:iters=128 on: +3.0 [+1.8, +4.2] points there, +3.5 [+2.3, +4.7] at "
                        "mcts:iters=256")
     assert said[3] == ("is still moving at the strongest level played: +4.0 [+3.0, +5.0] points at mcts:iters=128, "
                        "0.0 [-1.0, +1.0] at mcts:iters=64")
-    text = C.headline(answers, {2: 1}, p)
+    text = L.headline(answers, {2: 1}, p)
     assert text.startswith("Seat 0's edge against strength (mcts): 2 players: stops moving from ")
     assert "; 3 players: is still moving" in text
 
@@ -58,7 +59,7 @@ def test_two_strongest_levels_that_agree_with_wide_intervals_are_too_wide_to_tel
     # `games` ran out at half-widths of 2.5 points: the edges agree within the point of
     # tolerance, but not "stops moving" (too wide to settle) nor "still moving"
     answers = pd.DataFrame([_row("mcts:iters=64", 0.030, 0.025), _row("mcts:iters=128", 0.036, 0.025)])
-    said = C.verdicts(answers, {}, _plan())
+    said = L.verdicts(answers, {}, _plan())
     assert said[2] == ("may have stopped moving, too wide to tell: +3.6 [+1.1, +6.1] points at mcts:iters=128, "
                        "+3.0 [+0.5, +5.5] at mcts:iters=64 agree within 1 point, but settling needs half-widths "
                        "of 1.5 points")
@@ -79,10 +80,10 @@ def test_an_edge_that_stands_still_while_other_seats_trade_places_has_not_settle
     assert C.moved(below, above) == (pytest.approx(0.08), "seat1")
     assert not C.settled(below, above, p)
     assert C.settled(below, _seated("mcts:iters=128", [0.345, 0.295, 0.36]), p)
-    said = C.verdicts(pd.DataFrame([below, above]), {}, p)[3]
+    said = L.verdicts(pd.DataFrame([below, above]), {}, p)[3]
     assert said.startswith("is still moving at the strongest level played: +0.7 [-0.3, +1.7] points at mcts:iters=128")
     assert said.endswith("; the edge agrees, but seat 1's share moved 8.0 points (30.0% to 38.0%)")
-    lines = C._findings(pd.DataFrame([below, above]), pd.DataFrame({"level": ["mcts:iters=64"]}), {}, p)
+    lines = L._findings(pd.DataFrame([below, above]), pd.DataFrame({"level": ["mcts:iters=64"]}), {}, p)
     assert "3 players, from mcts:iters=64 to mcts:iters=128: seat 1 gains most (30.0% [29.0, 31.0] to 38.0% " \
         "[37.0, 39.0] of decided games), seat 2 loses most (36.0% [35.0, 37.0] to 28.0% [27.0, 29.0])." in lines
 
@@ -95,12 +96,12 @@ def test_an_exact_answer_outside_the_strongest_interval_is_said():
     # the stopping rule settles (two levels within a point), but the headline must not say
     # "stops moving" where the exact answer is outside (Pig's calibration: mcts settles
     # at +2.3 points from 64 iterations and sits at +1.6 at 4096, against the exact +3.06)
-    text = C.headline(answers, {2: 0}, p)
+    text = L.headline(answers, {2: 0}, p)
     assert "stops moving" not in text and "2 players: settles within the tolerance from mcts:iters=64 on: " in text
     assert text.endswith(
         ", but not at the answer; the exact answer under perfect play, seat 0 winning 53.06%, is outside the "
         "strongest search level's interval.")
-    lines = C._findings(answers, pd.DataFrame({"level": ["mcts:iters=64"]}), {2: 0}, p)
+    lines = L._findings(answers, pd.DataFrame({"level": ["mcts:iters=64"]}), {2: 0}, p)
     # the findings say so too (the first Pig calibration's first finding said "stops moving")
     assert not any("stops moving" in x for x in lines)
     assert lines[0].startswith("**2 players**: seat 0's edge settles within the tolerance from mcts:iters=64 on")
@@ -207,11 +208,11 @@ def test_an_answer_settled_between_players_weaker_than_an_anchor_says_so():
                              "rating": [146.0, 219.0, 0.0, 429.0], "rating_lo": [128.0, 203.0, 0.0, 410.0],
                              "rating_hi": [161.0, 235.0, 0.0, 446.0]})
     p = _plan(ladder=["mcts:iters=64", "mcts:iters=128"], family=2, anchors=["random", "hold"])
-    lines = C._findings(answers, strength, {2: 0}, p)
+    lines = L._findings(answers, strength, {2: 0}, p)
     assert ("2 players: where the edge settled, mcts:iters=128 is rated below hold (Bradley-Terry, the intervals "
             "apart): the answer there is between players weaker than hold.") in lines
     strength.loc[3, "rating_lo"] = 230.0            # intervals that touch: no claim
-    assert not any("rated below" in x for x in C._findings(answers, strength, {2: 0}, p))
+    assert not any("rated below" in x for x in L._findings(answers, strength, {2: 0}, p))
 
 
 def test_every_level_names_its_knob_even_at_its_default():

@@ -76,7 +76,7 @@ def test_text_colour_flips_on_dark_cells() -> None:
 
 
 def test_equilibrium_words_claim_only_what_the_fresh_seeds_support() -> None:
-    from sheepsim.analysis.sweep import Plan, _equilibrium_text
+    from sheepsim.report.layouts.sweep import Plan, _equilibrium_text
     ks = [6.0, 7.0, 8.0, 9.0, 10.0]
     plan = Plan(None, [4], "threshold", "threshold", "k", ks, ks, 1, 1, {}, 0.95)
     seven = Check(7, [6, 7, 8], 8, (0.257, 0.251, 0.264), [8], -0.012)
@@ -136,7 +136,7 @@ def test_unequal_seats_are_said_even_when_seat_0_shows_no_edge() -> None:
 
 
 def test_the_seat_advantage_headline_answers_how_the_edge_changes_with_strength() -> None:
-    from sheepsim.analysis.seat_advantage import headline
+    from sheepsim.report.layouts.seat_advantage import headline
     rows = [(2, "random", 0.026, 0.025, 0.027), (2, "mcts:iters=16", -0.033, -0.040, -0.026),
             (2, "mcts:iters=256", 0.042, 0.028, 0.056), (3, "random", 0.019, 0.018, 0.020),
             (3, "mcts:iters=256", -0.005, -0.018, 0.009)]
@@ -153,7 +153,7 @@ def test_the_seat_advantage_headline_answers_how_the_edge_changes_with_strength(
 
 
 def test_confirmed_says_what_the_test_showed_and_the_headline_names_the_equilibria() -> None:
-    from sheepsim.analysis.sweep import Plan, _answer, _equilibrium_text, _headline
+    from sheepsim.report.layouts.sweep import Plan, _answer, _equilibrium_text, _headline
     ks = [6.0, 7.0, 8.0, 9.0, 10.0]
     plan = Plan(None, [4], "threshold", "threshold", "k", ks, ks, 1, 1, {}, 0.95)
     seven = Check(7, [6, 7, 8], 8, (0.257, 0.251, 0.264), [8], -0.012)
@@ -171,7 +171,8 @@ def test_confirmed_says_what_the_test_showed_and_the_headline_names_the_equilibr
 
 
 def test_the_best_fixed_rule_is_a_set_when_the_rules_cannot_be_told_apart() -> None:
-    from sheepsim.analysis.learn_stop import best_among, best_words
+    from sheepsim.analysis.learn_stop import best_among
+    from sheepsim.report.layouts.learn_stop import best_words
     rng = np.random.default_rng(2)
     games = 4000
     # learned, then three fixed rules: two alike (50%), one far worse (30%)
@@ -194,7 +195,7 @@ def test_the_best_fixed_rule_is_a_set_when_the_rules_cannot_be_told_apart() -> N
 
 
 def test_a_headline_with_one_side_under_every_policy_says_so() -> None:
-    from sheepsim.analysis.seat_advantage import headline
+    from sheepsim.report.layouts.seat_advantage import headline
     edges = pd.DataFrame([(2, "random", 0.026, 0.025, 0.027), (2, "greedy", 0.018, 0.016, 0.020),
                           (3, "random", 0.019, 0.018, 0.020)],
                          columns=["players", "policy", "edge", "edge_lo", "edge_hi"])

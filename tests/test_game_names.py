@@ -2,7 +2,8 @@
 GameSpec): what is particular to one game is a field of its GameSpec, and the generic
 modules read only the fields. The one exception is the registry (games/__init__.py),
 which lists the built-in games and their aliases so that it can import each only when
-asked for. And the games, a lower layer than report/, never import it.
+asked for. And the games, a lower layer than report/, never import it, nor does
+report/ import analysis/, the layer above it (an analysis kind hands its report data).
 
 Read off the sources (their syntax trees): a string that is a game's name, or an
 import of a game's package. Prose (docstrings, comments, help texts and examples that
@@ -58,5 +59,15 @@ def test_the_games_do_not_import_report():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             for name in _imported(node):
                 if "report" in name.split("."):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
+    assert not found, found
+
+
+def test_report_does_not_import_analysis():
+    found = []
+    for path in sorted((ROOT / "report").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for name in _imported(node):
+                if "analysis" in name.split("."):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
     assert not found, found

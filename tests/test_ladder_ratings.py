@@ -118,7 +118,8 @@ def test_a_significant_pair_the_rating_order_contradicts_is_flagged():
     threshold:k=6 beats risk head to head: no cycle, but the order is contradicted."""
     import pandas as pd
 
-    from sheepsim.analysis.ratings import _findings, _headline, contradicted
+    from sheepsim.analysis.ratings import contradicted
+    from sheepsim.report.layouts.ratings import _findings, _headline
     labels = ["random", "threshold:k=6", "risk"]
     beats = np.array([[False, False, False], [True, False, True], [True, False, False]])
     assert cycle(beats) is None

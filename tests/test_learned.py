@@ -491,13 +491,11 @@ def test_the_stop_policies_meet_at_one_table_with_field_seats_beyond_them():
     rule at 5 players was k=9 against a k=8 field); every slot's wins are read off
     its rotated seat, so the shares of the three and the field sum to the decided games."""
     from sheepsim.analysis import learn_stop as LS
-    from sheepsim.report.markdown import Report
+    from sheepsim.report.layouts.learn_stop import together_lines
     spec = {"name": "t", "kind": "learn_stop", "game": "blacksheep", "seed": 3, "players": 4, "eval_games": 60}
     p = LS.plan(spec, 1.0)
-    report = Report("t", {k: "" for k in ("game", "game_version", "rules", "policies", "seed", "games", "packages")})
-    lines = LS._together(report, p, 4, ["threshold:k=5", "learned", "threshold:k=9"], "learned", "threshold:k=8", 3,
-                         1)
-    (line,) = lines
+    meetings = LS._together(p, 4, ["threshold:k=5", "learned", "threshold:k=9"], "learned", "threshold:k=8", 3, 1)
+    (line,) = together_lines(4, meetings, p.eval_games)
     assert "threshold:k=5 v learned v threshold:k=9, 1 seat threshold:k=8" in line and "60 games" in line
     shares = [float(x.split("%")[0]) for x in line.split(" wins ")[1:]]
     assert len(shares) == 3 and 0 < sum(shares) <= 100.0
@@ -507,11 +505,11 @@ def test_the_stop_policies_meet_at_one_table_with_field_seats_beyond_them():
 def test_the_stop_maps_ticks_name_the_pig_bands_the_policy_uses(goal):
     # the map's ticks were band indices (0, 3, 6 ...): now the scores of each band, and
     # every score lies in the band its label names (policies.stop_cell: score * bands // goal)
-    from sheepsim.analysis.learn_stop import _layout
+    from sheepsim.report.layouts.learn_stop import panels
     game = get_game("pig")
     feats = game.stop_features(game.make_rules(2, {"goal": goal}))
     bands = feats.axes[0][1]
-    _, rows, cols, xlabel, ylabel = _layout(feats, np.zeros(feats.cells))
+    _, rows, cols, xlabel, ylabel = panels(feats, np.zeros(feats.cells))
     assert rows == cols and len(cols) == bands and (xlabel, ylabel) == ("opponent's score band", "own score band")
     for score in range(goal):
         low, _, high = cols[score * bands // goal].partition("-")
@@ -521,10 +519,10 @@ def test_the_stop_maps_ticks_name_the_pig_bands_the_policy_uses(goal):
 
 
 def test_the_blacksheep_stop_maps_ticks_name_the_hand_bands_and_pairs():
-    from sheepsim.analysis.learn_stop import _layout
+    from sheepsim.report.layouts.learn_stop import panels
     game = get_game("blacksheep")
     feats = game.stop_features(game.make_rules(3, {}))
     assert [len(t) for t in feats.ticks] == [n for _, n in feats.axes]
-    panels, rows, cols, xlabel, _ = _layout(feats, np.zeros(feats.cells))
+    shown, rows, cols, xlabel, _ = panels(feats, np.zeros(feats.cells))
     assert cols == ["0-1", "2-3", "4-5", "6-7", "8-9", "10+"] and xlabel.startswith("largest opponent hand")
-    assert rows[:3] == ["0/0", "0/1", "0/2+"] and all(v.shape == (len(rows), len(cols)) for v in panels.values())
+    assert rows[:3] == ["0/0", "0/1", "0/2+"] and all(v.shape == (len(rows), len(cols)) for v in shown.values())

@@ -129,7 +129,7 @@ def test_sweep_field_is_one_spec_and_not_a_swept_field(tmp_path):
 def test_a_self_play_cell_below_the_fair_share_is_explained_by_its_games_without_a_sole_winner():
     from types import SimpleNamespace
     from sheepsim.stats.intervals import wilson_interval
-    from sheepsim.analysis.sweep import _diagonal_note
+    from sheepsim.report.layouts.sweep import _diagonal_note
     games = 3000
     outcomes = np.zeros((2, 2, games), dtype=np.int8)
     outcomes[0, 0] = -1                                   # k = 1 against itself: never a sole winner

@@ -11,12 +11,16 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shutil
 import tomllib
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import SheepsimError
 from ..fileio import all_or_nothing
+
+if TYPE_CHECKING:
+    from ..report.markdown import Report
 
 # each kind and the module under sheepsim/analysis/ that plans and runs it
 MODULES = {"seat_advantage": "seat_advantage", "policy_sweep": "sweep", "rule_variants": "variants", "grid": "grid",
@@ -30,16 +34,24 @@ class Kind(Protocol):
     """What every analysis kind's module gives (MODULES names them), the one protocol
     `run_file` drives: the keys its analysis file may hold beside COMMON; `plan`, which
     reads the file at a scale and checks every cell before any game is played (one
-    SheepsimError for a bad one); `run`, which plays the plan and writes
-    REPORTS/<name>.md with its figures in REPORTS/<name>/, and returns the report's path
-    (`command` is the command that regenerates it, for its provenance)."""
+    SheepsimError for a bad one); `run`, which plays the plan and returns what it found
+    as data (its kind's data class in report/layouts/: tables, numbers, the per-game
+    results a figure draws), writing nothing but what it keeps beside the report (a
+    learned table, a tuning study, in REPORTS/<name>/) and the runs it resumes
+    (runs_folder); and `layout`, its kind's function in report/layouts/, which lays that
+    data out as the report, its figures drawn into FIGURES (REPORTS/<name>/). `command`
+    is the command that regenerates the report, for its provenance. The run computes
+    and the layout words it: how a report reads changes in report/ alone, and report/
+    never imports this package."""
 
     KEYS: tuple[str, ...]
 
     def plan(self, spec: dict[str, Any], scale: float) -> Any: ...
 
     def run(self, spec: dict[str, Any], plan: Any, reports: Path, threads: int | None, progress: bool,
-            command: str = "") -> Path: ...
+            command: str = "") -> Any: ...
+
+    def layout(self, spec: dict[str, Any], data: Any, figures: Path, command: str) -> Report: ...
 
 
 def kind_module(kind: str) -> Kind:
@@ -212,10 +224,22 @@ def run_file(path: Path, reports: Path, scale: float | None = None, threads: int
         raise SheepsimError(f"cannot create reports folder {reports}: {exc.strerror}")
     if only_changed:                           # asked to say which it did
         say(f"making {report} at --scale {scale:g}" + (f" ({why})" if why != "no report yet" else ""))
+    figures = (reports / spec["name"]).absolute()      # the report links its figures relative to itself
+    regenerate = command(path, scale, file_scale(spec))
     with all_or_nothing():                     # a full disk leaves no figure without its report
-        written = module.run(spec, plan, reports, threads, progress, command(path, scale, file_scale(spec)))
-        inputs.record(written.with_suffix(""), spec, scale)
-    return written
+        figures.mkdir(parents=True, exist_ok=True)
+        data = module.run(spec, plan, reports, threads, progress, regenerate)
+        module.layout(spec, data, figures, regenerate).write(report)
+        inputs.record(report.with_suffix(""), spec, scale)
+    shutil.rmtree(runs_folder(reports, spec["name"]), ignore_errors=True)     # the report holds their games now
+    return report
+
+
+def runs_folder(reports: Path, name: str) -> Path:
+    """Where a kind keeps the runs it resumes (analysis/converge.py): REPORTS/.runs/<name>/,
+    removed once the report is written, not before, so a run stopped before its report
+    (a full disk) resumes where it stopped."""
+    return reports / ".runs" / name
 
 
 def file_scale(spec: dict[str, Any]) -> float:

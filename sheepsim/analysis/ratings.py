@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -34,25 +33,15 @@ from scipy.optimize import minimize
 from ..errors import SheepsimError
 from ..games import get_game
 from ..policies import seat_specs
-from ..report import findings as F
-from ..report import plots
-from ..report.markdown import Report
-from ..runner import simulate, versions
+from ..report.layouts.ratings import Plan, Ratings
+from ..report.layouts.ratings import layout  # the kind's report (definition.Kind)
+from ..runner import simulate
 from ..start import policy_data
 from ..stats import tables as T
 from ..stats.intervals import wilson_interval
 
 KEYS = ("policies", "games", "options", "bootstrap")
 ELO = 400 / math.log(10)
-
-
-@dataclass
-class Plan:
-    game: Any
-    rules: Any
-    labels: list[str]
-    games: int
-    bootstrap: int
 
 
 def plan(spec: dict[str, Any], scale: float) -> Plan:
@@ -128,10 +117,9 @@ def contradicted(order: list[int], beats: np.ndarray) -> list[tuple[int, int]]:
     return [(int(i), int(j)) for i, j in zip(*np.nonzero(beats)) if rank[int(i)] > rank[int(j)]]
 
 
-def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
+def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool,
+        command: str = "") -> Ratings:
     name, seed, game = spec["name"], spec["seed"], p.game
-    figures = (reports / name).absolute()
-    figures.mkdir(parents=True, exist_ok=True)
     n = len(p.labels)
     wins = np.zeros((n, n))         # half-wins of row over column
     played = np.zeros((n, n))
@@ -159,31 +147,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     beats = np.nan_to_num(lo) > 0.5
     loop = cycle(beats)
     against = contradicted([p.labels.index(x) for x in table["policy"]], beats)
-    said = [f"{p.labels[i]} beats {p.labels[j]} {F.share(rate[i, j], lo[i, j], hi[i, j])}" for i, j in against]
-
-    report = Report(spec.get("title", f"{game.title}: ratings"), {
-        "game": game.name, "game_version": game.version, "rules": p.rules.as_dict(), "policies": p.labels,
-        "seed": seed, "games": {"per pair": p.games}, "bootstrap": p.bootstrap, "packages": versions(),
-        "command": command,
-    }, description=spec.get("description"))
-    report.headline(_headline(table, said))
-    report.findings(_findings(table, loop, p.labels, said))
-    report.heading("Ratings")
-    report.table(table, headers={"rating": "rating (Elo scale)", "mean_win_rate": "mean win rate"},
-                 percent=["mean_win_rate"],
-                 caption=f"Bradley-Terry maximum likelihood on the Elo scale, {p.labels[0]} at 0; 95% parametric "
-                         f"bootstrap intervals ({p.bootstrap} resamples); mean win rate over its pairs, draws half")
-    order = [p.labels.index(x) for x in table["policy"]]
-    report.figure(plots.heatmap(rate[np.ix_(order, order)], list(table["policy"]), list(table["policy"]),
-                                figures / "pairs.png", f"{game.title}: win rate of the row against the column",
-                                "against", "policy", centre=0.5, lo=lo[np.ix_(order, order)],
-                                hi=hi[np.ix_(order, order)], value_label="row's win rate",
-                                n=played[np.ix_(order, order)]),
-                  "Each pair's win rate (row against column, draws half), rows and columns by rating; a cell whose "
-                  "95% Wilson interval holds 50% is drawn neutral.")
-    report.paragraph("Run time: " + ", ".join(f"{p.labels[i]} v {p.labels[j]} {s:.0f}s"
-                                              for (i, j), s in seconds.items()) + ".")
-    return report.write(reports / f"{name}.md")
+    return Ratings(p, table, rate, lo, hi, played, loop, against, seconds)
 
 
 def resample(rng, rate, played):
@@ -197,38 +161,3 @@ def resample(rng, rate, played):
         k = rng.binomial(int(played[i, j]), rate[i, j])
         w[i, j], w[j, i] = k, played[i, j] - k
     return w
-
-
-def _headline(table: pd.DataFrame, said: list[str]) -> str:
-    """Who rates highest, and whether a significant pairwise result contradicts the order."""
-    top, second = table.iloc[0], table.iloc[1]
-    apart = "clearly apart" if top.rating_lo > second.rating_hi else "their intervals overlap"
-    text = f"Highest rating: {top.policy}, {top.rating - second.rating:.0f} Elo above {second.policy} ({apart}); "
-    if said:
-        return text + (f"the ratings' order is contradicted by {len(said)} significant pairwise "
-                       f"result{'s' if len(said) > 1 else ''} ({'; '.join(said)}).")
-    return text + "no significant pairwise result contradicts the ratings' order."
-
-
-def _findings(table: pd.DataFrame, loop: list[int] | None, labels: list[str], said: list[str]) -> list[str]:
-    """said: the significant pairwise results the ratings' order contradicts, in words."""
-    top, bottom = table.iloc[0], table.iloc[-1]
-    lines = [f"Strongest: **{top.policy}**, {top.rating - bottom.rating:.0f} Elo above the weakest, {bottom.policy} "
-             f"(ratings with 95% intervals below)."]
-    for a, b in zip(table.itertuples(), table.iloc[1:].itertuples()):
-        apart = a.rating_lo > b.rating_hi
-        lines.append(f"{a.policy} {a.rating:+.0f} [{a.rating_lo:+.0f}, {a.rating_hi:+.0f}] against {b.policy} "
-                     f"{b.rating:+.0f} [{b.rating_lo:+.0f}, {b.rating_hi:+.0f}]: "
-                     f"{'clearly ahead' if apart else 'intervals overlap'}.")
-    if loop:
-        lines.append("**A cycle**: " + " beats ".join(labels[i] for i in loop) + ", each significantly: no single "
-                     "ranking fits these results, and the ratings average over it.")
-    elif said:
-        lines.append("No cycle: no set of policies beats each other in a circle significantly, so some order fits "
-                     "every significant pairwise result, but not the ratings' order.")
-    else:
-        lines.append("No cycle: no set of policies beats each other in a circle significantly, and the ratings' "
-                     "order is consistent with every significant pairwise result.")
-    lines += [f"**Against the ratings' order**: {x}, yet is rated below it (95% Wilson interval above 50%)."
-              for x in said]
-    return lines

@@ -54,7 +54,7 @@ only on the setting and the block seeds, so a resumed study ends as an uninterru
 
 This module plans the run and makes its tables; racing.py plays, races and confirms the
 settings; the plan, knobs and objectives are report/tuning_model.py's, which the report
-(report/tuning.py) reads with the data this module hands it.
+(report/layouts/tune.py) reads with the data this module hands it.
 
 Analysis keys: players, policy, focal_policy, strong, weak, options, space, objectives,
 trials, batch, games, eta, rungs, confirm, confirm_games.
@@ -76,6 +76,8 @@ from ..errors import SheepsimError
 from ..fileio import write_atomic
 from ..games import get_game
 from ..policies import seat_specs
+from ..report.layouts.tune import Tuning
+from ..report.layouts.tune import layout  # the kind's report (definition.Kind)
 from ..report.tuning_model import METRICS, Knob, Objective, Plan, setting_text, shown, shown_names
 from ..start import policy_data
 from ..stats import measures as M
@@ -222,10 +224,9 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
 
 # --- the run and its report ---------------------------------------------------------------
 
-def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool, command: str = "") -> Path:
-    from ..report.tuning import write_report
+def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progress: bool,
+        command: str = "") -> Tuning:
     folder = (reports / spec["name"]).absolute()
-    folder.mkdir(parents=True, exist_ok=True)
     study = R.open_study(p, folder, progress)
     R.search(p, study, threads, progress)
     trials = R.trials_table(p, study)
@@ -247,8 +248,7 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads: int | None, progr
     buffer = io.BytesIO()
     trials.to_parquet(buffer, index=False)
     write_atomic(folder / "trials.parquet", buffer.getvalue())      # a full disk: one line, no half file
-    return write_report(spec, p, reports, command, trials, seconds, settings, ests, confirmed, sensitivity,
-                        replays(p, settings[best]))
+    return Tuning(p, trials, seconds, settings, ests, confirmed, sensitivity, replays(p, settings[best]))
 
 
 def _measures_row(p: Plan, est: dict, names: list[str]) -> dict[str, float]:

@@ -1,1 +1,2 @@
-"""Figures (plots, matplotlib Agg) and Markdown reports (markdown)."""
+"""Figures (plots, matplotlib Agg), Markdown reports (markdown), and the layout of each
+analysis kind's report (layouts/)."""

@@ -1,5 +1,5 @@
 """The tuner's data model, shared by its analysis (analysis/tune.py plans a run,
-analysis/racing.py plays and races its settings) and its report (report/tuning.py):
+analysis/racing.py plays and races its settings) and its report (report/layouts/tune.py):
 the knobs, the objectives, the plan of a run, the metrics' labels and how a measure is
 shown. It sits below both, so that the report reads what the analysis hands it and
 never imports the analysis.

@@ -1,6 +1,6 @@
 """Pareto fronts over rows of losses (one row per candidate, one column per objective,
 lower is better), as the tuner races and picks its settings (analysis/racing.py) and its
-report orders them (report/tuning.py): the fronts and the order of the rows (a NaN loss
+report orders them (report/layouts/tune.py): the fronts and the order of the rows (a NaN loss
 ranks last), and the knee of a front.
 """
 

@@ -1,22 +1,23 @@
 """The tuner's report (analysis/tune.py): findings, the figure (each setting's objective
 in the order tried, or the Pareto front of two objectives), the confirmed settings, the
 sensitivity table and the settings tried. It reads the tuner's data model
-(tuning_model.py) and what the analysis hands it, and never imports the analysis."""
+(report/tuning_model.py) and what the analysis hands it, and never imports the analysis."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..runner import versions
-from ..stats.pareto import fronts, knee_scores
-from . import plots
-from .markdown import Report, format_interval
-from .tuning_model import METRICS, Knob, Objective, Plan, kind_of, label_of, setting_text, shown, shown_names
+from ...runner import versions
+from ...stats.pareto import fronts, knee_scores
+from .. import plots
+from ..markdown import Report, format_interval
+from ..tuning_model import METRICS, Knob, Objective, Plan, kind_of, label_of, setting_text, shown, shown_names
 
 
 def _best_of_two(among: str) -> str:
@@ -25,16 +26,25 @@ def _best_of_two(among: str) -> str:
             f"among {among}; the knee of the front, nearest the corner where both are at their best")
 
 
-def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, trials: pd.DataFrame, seconds: float,
-                 settings: list[dict], ests: list[dict], confirmed: pd.DataFrame, sensitivity: pd.DataFrame,
-                 replays: list[dict[str, Any]]) -> Path:
-    """REPORTS/<name>.md with its figure in REPORTS/<name>/; settings[0] is the best,
-    `replays` the games of its confirmation run worth watching (the report's replay
-    records, report/saved.py)."""
+@dataclass
+class Tuning:
+    plan: Plan
+    trials: pd.DataFrame            # every setting tried (REPORTS/<name>/trials.parquet)
+    seconds: float                  # the search's
+    settings: list[dict]            # the confirmed settings, the best first
+    ests: list[dict]                # their estimates on the confirmation's games (racing.confirm_run)
+    confirmed: pd.DataFrame         # their measures, and each one's paired change from the best
+    sensitivity: pd.DataFrame       # each knob of the best one step away, against the best
+    replays: list[dict[str, Any]]   # games of the best setting's confirmation worth watching
+
+
+def layout(spec: dict[str, Any], data: Tuning, figures: Path, command: str) -> Report:
+    """The report, its figure drawn into FIGURES."""
     import optuna                    # its version; the analysis ran the study with it
     best = 0
+    p, trials, seconds, settings, ests = data.plan, data.trials, data.seconds, data.settings, data.ests
+    confirmed, sensitivity = data.confirmed, data.sensitivity
     name, game = spec["name"], p.game
-    folder = (reports / name).absolute()
     games_played = int(trials["games"].sum())
     names = shown_names(p)
     report = Report(spec.get("title", f"{game.title}: tuning"), {
@@ -49,8 +59,8 @@ def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, tri
     }, description=spec.get("description"))
     report.headline(_headline(p, settings, ests, best, confirmed))
     report.findings(_findings(p, settings, ests, best, confirmed, sensitivity, trials, seconds))
-    report.replays(replays)
-    report.figure(_figure(p, trials, settings, ests, best, folder), _caption(p))
+    report.replays(data.replays)
+    report.figure(_figure(p, trials, settings, ests, best, figures), _caption(p))
     report.heading("Confirmed settings")
     report.table(confirmed.drop(columns=[c for c in confirmed if c.startswith("loss")]),
                  caption=f"{p.confirm_games:,} fresh games each, common to every row (seats rotated); 95% "
@@ -74,7 +84,7 @@ def write_report(spec: dict[str, Any], p: Plan, reports: Path, command: str, tri
                                                   f"most games, best first{order}: {len(tried)} distinct settings in "
                                                   f"{len(trials)} trials, all of them in {name}/trials.parquet.",
                  **_formats(p, names))
-    return report.write(reports / f"{name}.md")
+    return report
 
 
 def readable(p: Plan, o: Objective, value: float, lo: float = math.nan, hi: float = math.nan
