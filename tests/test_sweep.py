@@ -149,3 +149,32 @@ def test_a_self_play_cell_below_the_fair_share_is_explained_by_its_games_without
     outcomes[0, 0, : games // 3] = 1                      # fair on the diagonal: nothing to explain
     lo, hi = wilson_interval((outcomes == 1).sum(axis=2), games)
     assert _diagonal_note(p, 3, outcomes, lo, hi) == ""
+
+
+def test_policies_outside_the_family_play_against_the_equilibrium(tmp_path):
+    # hold:t=20 alone is its own best response; `outside` plays each SPEC against a field
+    # of it on seeds of their own, paired with hold:t=20 itself in the focal slot: the same
+    # policy there plays exactly those games (gain 0, no width), Pig's optimal more
+    toml = tmp_path / "pig.toml"
+    toml.write_text('name = "out"\nkind = "policy_sweep"\ngame = "pig"\nseed = 3\nplayers = [2]\npolicy = "hold"\n'
+                    'param = "t"\nvalues = [20]\ngames = 500\nconfirm_games = 500\n'
+                    'outside = ["hold:t=20", "optimal"]\noutside_games = 3000\n')
+    result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "out.md").read_text()
+    assert "### 2 players, beyond hold: against a field of hold:t=20" in text
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in text.splitlines()
+            if line.startswith(("| hold:t=20 |", "| optimal |"))}
+    assert rows["hold:t=20"][2].strip(" |") == "0.0 [0.0, 0.0]"
+    assert rows["optimal"][2].startswith("+")
+    assert "3,000 per policy outside the family" in text and "6 (policies outside the family)" in text
+    finding = next(line for line in text.splitlines() if line.startswith("- **2 players, beyond hold**"))
+    assert "where hold:t=20 itself wins" in finding
+    for extra, needle in (('outside = "optimal"\n', "`outside` must be a list"),
+                          ('outside = ["optimal"]\nfield = "hold:t=20"\n', "a fixed `field` has none"),
+                          ('outside = ["greedy"]\n', "unknown pig policy 'greedy'")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text('kind = "policy_sweep"\ngame = "pig"\npolicy = "hold"\nparam = "t"\nvalues = [20]\n' + extra)
+        result = CliRunner().invoke(cli, ["run", str(bad), "--reports", str(tmp_path / "badrep")])
+        assert result.exit_code == 2 and needle in result.output and "Traceback" not in result.output, result.output
+        assert not (tmp_path / "badrep").exists()

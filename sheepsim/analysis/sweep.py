@@ -20,6 +20,14 @@ own policy is then also played in the focal slot on the same seeds, and each x g
 regret against the field: the focal win rate lost by playing x rather than the field's
 policy, the mean paired difference with its 95% interval. There is no equilibrium to look
 for: the field is not one of the swept settings.
+
+Beyond the family: `outside = ["SPEC", ...]` plays each SPEC in the focal slot against
+the field of every player count's confirmed equilibrium (the one the follow-up plays),
+on seeds of their own, and the equilibrium's own setting in the focal slot on the same
+games: an equilibrium of the swept family need not be one against every policy, and the
+paired gain (the SPEC's win rate minus the setting's, with its 95% interval) says by how
+much a policy outside the family beats it. `outside_games` games each (default
+`confirm_games`).
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ import pandas as pd
 from ..errors import SheepsimError
 from ..games import get_game
 from ..policies import parse_spec, seat_specs
-from ..report.layouts.sweep import Check, Count, FollowUp, Plan, Sweep, spec_of
+from ..report.layouts.sweep import Check, Count, FollowUp, Outside, Plan, Sweep, spec_of
 from ..report.layouts.sweep import layout  # the kind's report (definition.Kind)
 from ..runner import simulate
 from ..start import policy_data
@@ -44,7 +52,7 @@ from ..stats.intervals import wilson_interval
 from .definition import player_counts
 
 KEYS = ("players", "policy", "param", "values", "field_policy", "field_values", "field", "games",
-        "confirm_games", "options", "confidence")
+        "confirm_games", "options", "confidence", "outside", "outside_games")
 
 
 def plan(spec: dict[str, Any], scale: float) -> Plan:
@@ -64,12 +72,19 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
         field_values: list = [None]                          # one column: the fixed field
     else:
         field_values = [float(v) for v in spec.get("field_values", values)]
+    outside = spec.get("outside", [])
+    if not (isinstance(outside, list) and all(isinstance(o, str) for o in outside)):
+        raise SheepsimError(f'`outside` must be a list of policy SPECs, e.g. outside = ["turn_optimal"], not {outside!r}')
+    if outside and field is not None:
+        raise SheepsimError("`outside` plays policies against the equilibrium of a swept field; a fixed `field` "
+                            "has none: put those SPECs in the focal `values`' place or drop `outside`")
     players = player_counts(spec, game)
+    confirm = spec.get("confirm_games", spec.get("games", 2000))
     p = Plan(game, players, spec["policy"], spec.get("field_policy", spec["policy"]), spec["param"], values,
-             field_values, max(1, round(spec.get("games", 2000) * scale)),
-             max(1, round(spec.get("confirm_games", spec.get("games", 2000)) * scale)),
-             dict(spec.get("options", {})), float(spec.get("confidence", 0.95)), field)
-    focals = [spec_of(p.policy, p.param, v) for v in values] + ([field] if field is not None else [])
+             field_values, max(1, round(spec.get("games", 2000) * scale)), max(1, round(confirm * scale)),
+             dict(spec.get("options", {})), float(spec.get("confidence", 0.95)), field, tuple(outside),
+             max(1, round(spec.get("outside_games", confirm) * scale)))
+    focals = [spec_of(p.policy, p.param, v) for v in values] + ([field] if field is not None else []) + list(outside)
     for n in players:
         rules = game.make_rules(n, p.options)               # validates players and options now
         for x in focals:
@@ -173,8 +188,14 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
         single = _single_field(p, outcomes[:, 0, :], own) if len(p.field_values) == 1 else None
         follow = (_play_at(game, rules, spec_of(p.field_policy, q, at.field), p.confirm_games, seed + 2, threads, n)
                   if at is not None else None)
+        beyond = None
+        if p.outside and at is not None:
+            if progress:
+                print(f"{name}: {n} players, {', '.join(p.outside)} against the equilibrium ...", file=sys.stderr,
+                      flush=True)
+            beyond = _outside(game, rules, p, spec_of(p.field_policy, q, at.field), seed + 3, threads)
         counts.append(Count(n, outcomes, rate, lo, hi, keep, br, equilibria, checks, at, single,
-                            None if own is None else float(own.mean()), follow))
+                            None if own is None else float(own.mean()), follow, beyond))
     return Sweep(p, seed, rules_of, counts)
 
 
@@ -189,6 +210,21 @@ def _play_at(game, rules, spec: str, games: int, seed: int, threads, n: int) -> 
             "policies": [spec] * n, "seed": seed, "rotate": True, "run": f"{n}p, every seat {spec}"}
     return FollowUp(spec, df, T.seat_table(df), T.seat0_edge(df), T.length_table(df).iloc[0],
                     pd.DataFrame([T.experience_row(df)]), T.worth_watching(df, unit, base))
+
+
+def _outside(game, rules, p: Plan, field: str, seed: int, threads) -> Outside:
+    """Each `outside` SPEC in the focal slot against a field of the equilibrium `field`,
+    and `field` itself there on the same games: win rates and the paired gains."""
+    own = focal_wins(game, rules, field, field, p.outside_games, seed, threads)
+    rows = []
+    for spec in p.outside:
+        wins = focal_wins(game, rules, spec, field, p.outside_games, seed, threads)
+        lo, hi = wilson_interval(int(wins.sum()), len(wins))
+        gain, g_lo, g_hi = regret(wins, own[None, :])               # wins - own, paired
+        rows.append({"policy": spec, "win_rate": wins.mean(), "win_rate_lo": lo, "win_rate_hi": hi,
+                     "gain": gain[0], "gain_lo": g_lo[0], "gain_hi": g_hi[0]})
+    lo, hi = wilson_interval(int(own.sum()), len(own))
+    return Outside(field, (float(own.mean()), float(lo), float(hi)), pd.DataFrame(rows))
 
 
 def _single_field(p: Plan, outcomes: np.ndarray, own: np.ndarray | None = None) -> pd.DataFrame:

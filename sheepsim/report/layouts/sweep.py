@@ -34,6 +34,8 @@ class Plan:
     options: dict
     confidence: float
     field: str | None = None        # a fixed field SPEC (`field`), instead of field_policy:param=y
+    outside: tuple[str, ...] = ()    # SPECs played against the equilibrium (`outside`)
+    outside_games: int = 0
 
     def field_spec(self, y: float | None) -> str:
         """The SPEC the field plays in column y."""
@@ -75,6 +77,14 @@ class FollowUp:
 
 
 @dataclass
+class Outside:
+    """Policies outside the swept family against a field of the confirmed equilibrium."""
+    field: str                   # the equilibrium's SPEC, every other seat
+    own: tuple[float, float, float]      # its own win rate in the focal slot on the same games, Wilson interval
+    table: pd.DataFrame          # per SPEC: win_rate (_lo, _hi) and gain (_lo, _hi), paired against `own`
+
+
+@dataclass
 class Count:
     """One player count of a sweep."""
     players: int
@@ -90,6 +100,7 @@ class Count:
     single: pd.DataFrame | None  # against one field: each setting's win rate, gap (and regret against a fixed field)
     own_rate: float | None       # a fixed field's own policy in the focal slot: its win rate
     follow: FollowUp | None
+    outside: Outside | None = None
 
 
 @dataclass
@@ -108,9 +119,11 @@ def layout(spec: dict[str, Any], data: Sweep, figures: Path, command: str) -> Re
         "policies": [f"{p.policy}:{p.param}=x vs field " +
                      (p.field if p.field is not None else f"{p.field_policy}:{p.param}=y")],
         "seed": (f"{seed} (every cell, and {p.field} in the focal slot)" if p.field is not None else
-                 f"{seed} (every cell), {seed + 1} (fresh-seed checks), {seed + 2} (games at the equilibrium)"),
+                 f"{seed} (every cell), {seed + 1} (fresh-seed checks), {seed + 2} (games at the equilibrium)"
+                 + (f", {seed + 3} (policies outside the family)" if p.outside else "")),
         "games": (f"{p.games:,} per cell" if p.field is not None else
-                  f"{p.games:,} per cell; {p.confirm_games:,} per fresh-seed check and per equilibrium follow-up"),
+                  f"{p.games:,} per cell; {p.confirm_games:,} per fresh-seed check and per equilibrium follow-up"
+                  + (f"; {p.outside_games:,} per policy outside the family" if p.outside else "")),
         "packages": versions(), "command": command,
     }, description=spec.get("description"))
     q = p.param
@@ -163,8 +176,11 @@ def layout(spec: dict[str, Any], data: Sweep, figures: Path, command: str) -> Re
         report.findings([_equilibrium_text(p, n, br, c.equilibria, checks, c.at, regrets)])
         if c.follow is not None:
             report.findings([_play_at(report, game, c.follow, figures, n)])
+        if c.outside is not None:
+            report.findings([_outside(report, p, n, c.outside)])
     report.findings(_degenerate_text(p, {c.players: _degenerate_fields(c.responses) for c in data.counts}))
-    report.headline(_headline(p, [_answer(p, c.players, c.responses, c.checks) for c in data.counts]))
+    report.headline(_headline(p, [_answer(p, c.players, c.responses, c.checks) for c in data.counts])
+                    + _beyond(p, [c for c in data.counts if c.outside is not None]))
     return report
 
 
@@ -229,6 +245,45 @@ def _play_at(report: Report, game, follow: FollowUp, figures: Path, n: int) -> s
                   f"99th percentile.")
     return (f"**{n} players, every seat at {spec}**: {text}" +
             (" Those games' lengths and results are the cap's, not the game's." if capped else ""))
+
+
+def _gain(row) -> str:
+    return format_interval(row["gain"], row["gain_lo"], row["gain_hi"], percent=True, signed=True)
+
+
+def _outside(report: Report, p: Plan, n: int, o: Outside) -> str:
+    """The table of the policies outside the family against the equilibrium field; the
+    findings line it returns says whether one of them beats the equilibrium, by how much."""
+    report.heading(f"{n} players, beyond {p.policy}: against a field of {o.field}", level=3)
+    own = format_interval(*o.own, percent=True)
+    report.table(o.table, points=["gain"],
+                 headers={"policy": "in the focal slot", "win_rate": f"win rate against {o.field}",
+                          "gain": f"gain over {o.field} itself (points)"},
+                 caption=f"{p.outside_games:,} games each, the focal slot rotated over the seats, on seeds of their "
+                         f"own; {o.field} itself won {own} in the focal slot on the same games, and each gain is the "
+                         f"mean paired difference with its 95% interval")
+    best = o.table.loc[o.table["gain"].idxmax()]
+    words = ", ".join(f"{r.policy} {format_interval(r.win_rate, r.win_rate_lo, r.win_rate_hi, percent=True)} "
+                      f"({_gain(r._asdict())} points)" for r in o.table.itertuples())
+    verdict = (f"so {o.field} is an equilibrium among {p.policy} policies only: {best['policy']} beats it by "
+               f"{_gain(best)} points" if best["gain_lo"] > 0 else
+               f"no policy tested beats {o.field} significantly")
+    return (f"**{n} players, beyond {p.policy}**: against a field of {o.field}, {words}, where {o.field} itself "
+            f"wins {own} on the same games; {verdict}.")
+
+
+def _beyond(p: Plan, counts: list[Count]) -> str:
+    """The headline's second sentence: the best policy outside the family against each
+    equilibrium, where one beats it."""
+    parts = []
+    for c in counts:
+        best = c.outside.table.loc[c.outside.table["gain"].idxmax()]
+        if best["gain_lo"] > 0:
+            parts.append(f"at {c.players} players {best['policy']} by {_gain(best)} points")
+    if not parts:
+        return ""
+    return (f" They are equilibria among {p.policy} policies only; outside that family the best policy tested "
+            f"beats them: " + "; ".join(parts) + ".")
 
 
 def _single_field(report: Report, p: Plan, n: int, c: Count, figures: Path) -> pd.DataFrame | None:
