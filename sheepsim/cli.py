@@ -675,7 +675,9 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
       seat_advantage  players, policies, games, options
       policy_sweep    players, policy, param, values, field_policy, field_values, games,
                       confirm_games, options, confidence; or field = "SPEC" (one fixed
-                      field, e.g. "optimal", instead of field_policy and field_values)
+                      field, e.g. "optimal", instead of field_policy and field_values);
+                      outside = ["SPEC", ...], outside_games (policies beyond the
+                      family, each against the confirmed equilibrium)
       rule_variants   players, policy, games, options, variants
       grid            players, policy, focal_policy, games, options, rows, cols, metrics,
                       labels, skip_invalid

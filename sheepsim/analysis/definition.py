@@ -124,7 +124,7 @@ def load(path: Path) -> dict[str, Any]:
     return spec
 
 
-COUNTS = ("games", "confirm_games", "against_games", "eval_games", "strength_games")    # games per run, scaled
+COUNTS = ("games", "confirm_games", "against_games", "eval_games", "strength_games", "outside_games")    # games per run, scaled
 
 
 def count_problem(spec: dict[str, Any], scale: float) -> str:
@@ -176,6 +176,7 @@ SHAPES = {
                                                    all(_whole(n) and n > 0 for n in v.values())),
               "a positive whole number of games, or a table of them by policy, e.g. {random = 100000}"),
     "confirm_games": (lambda v: _whole(v) and v > 0, "a positive whole number of games"),
+    "outside_games": (lambda v: _whole(v) and v > 0, "a positive whole number of games"),
     "players": (lambda v: _whole(v) or (_list_of(_whole)(v) and v != []),
                 "a player count or a list of them, e.g. [2, 3, 4]"),
     "values": (lambda v: _list_of(_number)(v) and v != [], "a list of numbers, e.g. [10, 20]"),
