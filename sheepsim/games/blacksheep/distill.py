@@ -44,8 +44,9 @@ from .rules import R_MUST_DRAW
 
 PLAYERS = (2, 3, 4)
 TABLE = Path(__file__).with_name("tables") / "distilled.json"
-# turn_optimal at its defaults (depth 1, the objective of its registration)
-SOLVER = np.array([1.0, 1.0, 0.5, 0.2, 10.0])
+# turn_optimal's parameters (depth, triplet, pair, single, win) at their defaults: depth 1
+# and the objective the terms measure (game.py registers the same)
+SOLVER = np.array([1.0, POL.T_VALUE[3], POL.T_VALUE[2], POL.T_VALUE[1], POL.T_WIN])
 SOLVED = (DRAW, EAGLE_ASK_PHASE, MAGPIE_PHASE, MOLE_PHASE)        # the phases turn_optimal decides
 
 

@@ -43,15 +43,18 @@ register_policy("blacksheep", "risk", policy_id=POL.RISK,
                 doc="draws from the largest hand (Black Sheep chance q = 1 / its size) and stops when q > p "
                     "or, with w > 0, when drawing has negative value; effects and placement as `threshold`"
                 )(POL.risk)
+# turn_optimal's default objective is the one distilled's terms measure (POL.T_VALUE, T_WIN)
 register_policy("blacksheep", "turn_optimal", policy_id=POL.TURN_OPTIMAL,
                 params={"depth": (1.0, "draws looked ahead: the solver is exact for every policy that draws at "
                                        "most this many more cards this turn (draws onto a table of under 2 "
                                        "cards are free), and stops at that horizon",
                                   1.0, float(TS.MAX_DEPTH)),
-                        "triplet": (1.0, "the objective's value of a triplet in the zoo", 0.0, 1000.0),
-                        "pair": (0.5, "of a pair (two cards of a species) in the zoo, at most triplet", 0.0, 1000.0),
-                        "single": (0.2, "of a single card of a species in the zoo, at most pair", 0.0, 1000.0),
-                        "win": (10.0, "of a zoo that holds the triplets to win, at least triplet", 0.0, 1000.0)},
+                        "triplet": (POL.T_VALUE[3], "the objective's value of a triplet in the zoo", 0.0, 1000.0),
+                        "pair": (POL.T_VALUE[2], "of a pair (two cards of a species) in the zoo, at most triplet",
+                                 0.0, 1000.0),
+                        "single": (POL.T_VALUE[1], "of a single card of a species in the zoo, at most pair",
+                                   0.0, 1000.0),
+                        "win": (POL.T_WIN, "of a zoo that holds the triplets to win, at least triplet", 0.0, 1000.0)},
                 integers=("depth",),
                 doc="stops or draws, and chooses the opponent, to maximise the expected value of its zoo at "
                     "the end of the turn (win, or triplet/pair/single per species), by exact expectimax over "
