@@ -80,8 +80,8 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
     rules = game.make_rules(players, options)
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(name, policies, players)
-    # rollout=greedy's policy: the game's heuristic (Bye-Bye Black Sheep's is `risk`)
-    greedy = getattr(POL, {"pig": "hold", "blacksheep": "risk"}.get(name, "greedy"))
+    # rollout=greedy's policy: the game's heuristic (Bye-Bye Black Sheep's is `distilled`)
+    greedy = getattr(POL, {"pig": "hold", "blacksheep": "distilled"}.get(name, "greedy"))
     hooks = (E, _rollout(POL, greedy))
     searched = 0
     for g in (0, 1):

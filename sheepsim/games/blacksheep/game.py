@@ -81,7 +81,7 @@ register_policy("blacksheep", "learned", policy_id=POL.LEARNED,
                 doc="draws from the largest hand until the cards on the table reach its cell's threshold in a "
                     "stop table learned by simulation (cells: own and leading opponent's triplets, the largest "
                     "opponent hand, own zoo pairs); effects and placement as `threshold`")(POL.learned)
-search.register("blacksheep", "Bye-Bye Black Sheep", hidden=True, greedy="the risk policy, p = 0.25")
+search.register("blacksheep", "Bye-Bye Black Sheep", hidden=True, greedy="distilled, at its shipped weights")
 
 # printed by `sheepsim policies blacksheep`; the codes are model.py's
 POLICY_HELP = """\

@@ -6,15 +6,17 @@ import sys
 
 from .. import fast
 from ..kernels import Engine, load
-from . import engine as E, policies as P
+from . import distill, engine as E, policies as P
 
 ENGINE = Engine(
     E.start, E.actor, E.legal, E.nature, E.chance, E.step, E.outcome, E.progress, P.choose,
     no_user_policies=P.no_user_policies, last_builtin=P.LAST_BUILTIN, view=fast.pointer, shape=E.SHAPE,
     o_size=E.O_SIZE, census=E.census,
-    # the search's rollouts: random, and "greedy" = the risk policy at its defaults
-    # (p 0.25, w 0); hidden cards, re-dealt by determinize
-    rollout_random=P.RANDOM, rollout_greedy=P.RISK, rollout_params=((), (0.25, 0.0)), choose_rollout=P.choose_rollout,
+    # the search's rollouts: random, and "greedy" = the strongest fast policy, `distilled`
+    # at its shipped weights (turn_optimal's stop decisions at threshold's speed); hidden
+    # cards, re-dealt by determinize
+    rollout_random=P.RANDOM, rollout_greedy=P.DISTILLED, rollout_params=((), tuple(distill.read()["weights"])),
+    choose_rollout=P.choose_rollout,
     determinize=E.determinize,
     stop=(P.stop_cell, P.stop_amount, P.stop_act, P.LEARNED),
 )

@@ -455,11 +455,11 @@ def choose(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
 
 @njit(cache=True, inline="always")
 def choose_rollout(policy_id, s, rules, aux, seat, params, rng, buf, scratch):
-    """`choose` cut to the search's rollout policies, risk and random (its Engine record's rollout_random and rollout_greedy). The
-    search inlines its rollout's dispatcher; with every built-in in it (turn_optimal's
-    solver among them) the search kernel took 66 s to compile, against 41 s."""
-    if policy_id == RISK:
-        return risk(s, rules, aux, seat, params, rng, buf)
+    """`choose` cut to the search's rollout policies, distilled and random (its Engine record's rollout_greedy and
+    rollout_random). The search inlines its rollout's dispatcher; with every built-in in it
+    (turn_optimal's solver among them) the search kernel took 66 s to compile, against 41 s."""
+    if policy_id == DISTILLED:
+        return distilled(s, rules, aux, seat, params, rng, buf)
     return random_policy(s, rules, aux, seat, params, rng, buf)
 
 
