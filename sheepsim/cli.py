@@ -693,9 +693,9 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
                       per-player handicaps with optuna; resumable from
                       REPORTS/<name>/study.sqlite3)
       converge        players, policy, knob, levels, top, games, halfwidth, tolerance,
-                      anchors, strength_games, exact, play_all, options (follows seat 0's
-                      edge and every seat's share up a ladder of agents until they stop
-                      moving, or says they have not)
+                      anchors, strength_games, measure_games, exact, play_all, options
+                      (follows seat 0's edge and every seat's share up a ladder of agents
+                      until they stop moving, or says they have not)
     A key the kind does not know is an error. A complete file:
       kind = "seat_advantage"
       game = "pig"

@@ -12,9 +12,12 @@ import pytest
 from conftest import assert_bad
 from conftest import run_cli as run
 from sheepsim.analysis import converge as C
+from sheepsim.games import get_game
+from sheepsim.policies import seat_specs
 from sheepsim.report.layouts import converge as L
 from sheepsim.report import saved
 from sheepsim.runner import simulate
+from sheepsim.start import kernel_aux
 
 
 def _plan(**kw) -> C.Plan:
@@ -63,6 +66,20 @@ def test_two_strongest_levels_that_agree_with_wide_intervals_are_too_wide_to_tel
     assert said[2] == ("may have stopped moving, too wide to tell: +3.6 [+1.1, +6.1] points at mcts:iters=128, "
                        "+3.0 [+0.5, +5.5] at mcts:iters=64 agree within 1 point, but settling needs half-widths "
                        "of 1.5 points")
+
+
+def test_two_strongest_levels_apart_by_less_than_their_intervals_have_not_settled():
+    # 1,000 games a level (half-widths of 3.1 points): 1.6 points apart is more than the
+    # point of tolerance but well within the intervals, neither "still moving" nor settled;
+    # 10 points apart with the same intervals is still moving
+    p = _plan()
+    close = pd.DataFrame([_row("mcts:iters=64", -0.015, 0.031), _row("mcts:iters=128", 0.001, 0.031)])
+    assert L.verdicts(close, {}, p)[2] == (
+        "has not settled, too wide to tell whether it still moves: +0.1 [-3.0, +3.2] points at mcts:iters=128, "
+        "-1.5 [-4.6, +1.6] at mcts:iters=64; the edge moved 1.6 points, more than the tolerance of 1 point but "
+        "within the two intervals")
+    far = pd.DataFrame([_row("mcts:iters=64", -0.05, 0.031), _row("mcts:iters=128", 0.05, 0.031)])
+    assert L.verdicts(far, {}, p)[2].startswith("is still moving at the strongest level played: +5.0 ")
 
 
 def _seated(level, shares, half=0.01):
@@ -232,3 +249,30 @@ def test_an_anchor_at_a_default_keeps_the_value_its_file_names():
     p = C.plan(spec, 1.0)
     assert p.anchors == ["random", "alphabeta:depth=3", "mcts:iters=256"]
     assert [p.tick(x) for x in p.ladder] == ["8", "16"] and p.axis("x") == "x: iters of mcts:rollout=greedy"
+
+
+def test_a_game_s_own_measure_is_read_from_each_level_s_first_games(tmp_path):
+    # Bye-Bye Black Sheep declares one (GameSpec.stop_measure: the games a Black Sheep
+    # decided); the report's column and finding hold the share over each level's first
+    # `measure_games` games, the same games a direct replay of the run reads
+    path = _analysis(tmp_path, 'name = "b"\nkind = "converge"\ngame = "blacksheep"\nplayers = 3\n'
+                               'policy = "threshold"\nknob = "k"\nlevels = [5, 8]\ngames = 250\n'
+                               'halfwidth = 0.1\nanchors = ["random"]\nstrength_games = 20\nmeasure_games = 120\n'
+                               'seed = 3\n')
+    result = run("run", str(path), "--reports", str(tmp_path / "rep"), "-q")
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "b.md").read_text()
+    assert "| decided by a Black Sheep |" in text
+    game = get_game("blacksheep")
+    rules = game.make_rules(3, {})
+    shares = []
+    for k in (5, 8):
+        specs = seat_specs("blacksheep", [f"threshold:k={k}"], 3)
+        yes = game.stop_measure.games(game.play, game.to_array(rules), kernel_aux(game, rules, None, specs),
+                                      specs, True, 3, range(120))
+        shares.append(f"{100 * yes.mean():.1f}%")
+    finding = next(x for x in text.splitlines() if x.startswith("- 3 players: a Black Sheep decides "))
+    assert re.findall(r"(\d+\.\d%) \[", finding) == shares, (finding, shares)
+    assert finding.endswith("(the first 120 games of each level, weakest first).")
+    # a greedier threshold busts more often on a table that would have won
+    assert float(shares[1][:-1]) > float(shares[0][:-1])

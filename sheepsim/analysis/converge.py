@@ -12,7 +12,10 @@ then the SPECs of `top` (say Pig's `learned` and `optimal`), and at each level:
   sequential stopping, simulate --ci-halfwidth, looked at every CHUNK games) or `games`
   were played. Measured: seat
   0's edge (its share of decided games minus the fair 1/P), each seat's share, game
-  length, games without a sole winner, the experience metrics (simulate --metrics);
+  length, games without a sole winner, the experience metrics (simulate --metrics), and
+  the game's own yes-or-no of a game where it declares one (GameSpec.stop_measure; Bye-Bye
+  Black Sheep: the games a Black Sheep decided), read by replaying the run's first
+  `measure_games` games (a replay costs what the game did: a search agent searches again);
 * the strength, in 2 players (the game's smallest count if it has no 2-player game):
   the level in one seat against the level below in the other, and against each of
   `anchors` (random, a heuristic, a fixed search), `strength_games` games each, seats
@@ -37,7 +40,7 @@ the start (results depend only on the run's configuration, seed and game index, 
 resumed run equals an unbroken one). The folders go once the report is written.
 
 Analysis keys: players, policy, knob, levels, top, games, halfwidth, tolerance, anchors,
-strength_games, exact, play_all, options.
+strength_games, measure_games, exact, play_all, options.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ from ..policies import parse_spec, seat_specs
 from ..report.layouts.converge import Converge, Plan, moved
 from ..report.layouts.converge import layout  # the kind's report (definition.Kind)
 from ..runner import simulate
-from ..start import policy_data
+from ..start import kernel_aux, policy_data
 from . import ratings
 from ..stats import tables as T
 from .definition import player_counts, runs_folder
@@ -69,7 +72,7 @@ from ..stats.intervals import wilson_interval
 # intervals often (a chunk is where the runner checks them; results do not depend on it)
 CHUNK = 250
 KEYS = ("players", "policy", "knob", "levels", "top", "games", "halfwidth", "tolerance", "anchors",
-        "strength_games", "exact", "play_all", "options")
+        "strength_games", "measure_games", "exact", "play_all", "options")
 
 
 def _named(game: str, spec: str) -> str:
@@ -111,7 +114,8 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     anchors = spec.get("anchors", ["random"])
     if not (isinstance(anchors, list) and anchors and all(isinstance(a, str) for a in anchors)):
         raise SheepsimError(f'`anchors` must be a list of policy SPECs, e.g. ["random", "greedy"], not {anchors!r}')
-    numbers = {"games": (10_000, True), "strength_games": (1_000, True), "halfwidth": (0.015, False),
+    numbers = {"games": (10_000, True), "strength_games": (1_000, True), "measure_games": (200, True),
+               "halfwidth": (0.015, False),
                "tolerance": (0.01, False)}
     got = {}
     for key, (default, whole) in numbers.items():
@@ -147,7 +151,8 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     return Plan(game, players, rules, labels, len(levels),
                 max(1, round(got["games"] * scale)), float(got["halfwidth"]), float(got["tolerance"]),
                 [_named(game.name, a) for a in anchors], strength_players,
-                max(1, round(got["strength_games"] * scale)), exact, play_all, policy, knob)
+                max(1, round(got["strength_games"] * scale)), exact, play_all, policy, knob,
+                max(1, round(got["measure_games"] * scale)))
 
 
 def _folder(runs: Path, *what: Any) -> Path:
@@ -178,6 +183,15 @@ def _selfplay(p: Plan, level: str, players: int, seed: int, threads, progress, r
     for key in ("lead_changes", "decided_share", "comeback", "drama"):
         row[key], row[f"{key}_lo"], row[f"{key}_hi"] = (experience[key], experience[f"{key}_lo"],
                                                         experience[f"{key}_hi"])
+    measure = p.game.stop_measure
+    if measure is not None:
+        specs = seat_specs(p.game.name, [level], players)
+        sample = np.sort(df["game"].to_numpy())[:p.measure_games]
+        yes = measure.games(p.game.play, p.game.to_array(p.rules[players]),
+                            kernel_aux(p.game, p.rules[players], None, specs), specs, True, seed, sample)
+        lo, hi = wilson_interval(np.array([yes.sum()]), len(yes))
+        c = measure.column
+        row[c], row[f"{c}_lo"], row[f"{c}_hi"], row[f"{c}_games"] = yes.mean(), lo[0], hi[0], len(yes)
     return row
 
 

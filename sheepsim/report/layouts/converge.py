@@ -33,6 +33,7 @@ class Plan:
     play_all: bool = False      # climb every level even after the answer settles (a calibration)
     policy: str = ""            # the family's SPEC without its knob, and the knob
     knob: str = "iters"
+    measure_games: int = 200    # the self-play games the game's own measure (GameSpec.stop_measure) reads
 
     def tick(self, level: str) -> str:
         """A level as a figure's axis names it: the family's by its knob's value (the
@@ -87,15 +88,21 @@ def layout(spec: dict[str, Any], data: Converge, figures: Path, command: str) ->
         [c for c in answers.columns if c.startswith("seat") and c[4:].isdigit()
          for c in (c, f"{c}_lo", f"{c}_hi")] + \
         [c for k in ("no_sole_winner", "length", "lead_changes", "decided_share", "comeback", "drama")
-         for c in (k, f"{k}_lo", f"{k}_hi")] + ["seconds"]
-    report.table(answers[[c for c in dict.fromkeys(shown) if c in answers]].round({"seconds": 1}),
+         for c in (k, f"{k}_lo", f"{k}_hi")]
+    measure = game.stop_measure if game.stop_measure is not None and game.stop_measure.column in answers else None
+    if measure is not None:
+        shown += [measure.column, f"{measure.column}_lo", f"{measure.column}_hi"]
+    report.table(answers[[c for c in dict.fromkeys(shown + ["seconds"]) if c in answers]].round({"seconds": 1}),
                  headers={"edge": "seat 0's edge", "no_sole_winner": "no sole winner", "length": "mean length",
                           "lead_changes": "lead changes", "decided_share": "decided share", "comeback": "comeback rate",
-                          "seconds": "run time (s)", **{f"seat{k}": f"seat {k}" for k in range(8)}},
+                          "seconds": "run time (s)", **{f"seat{k}": f"seat {k}" for k in range(8)},
+                          **({measure.column: measure.header} if measure else {})},
                  points=["edge"], percent=["no_sole_winner", "comeback", "decided_share"] +
-                 [f"seat{k}" for k in range(8)],
+                 [f"seat{k}" for k in range(8)] + ([measure.column] if measure else []),
                  caption="every seat plays the level; shares of decided games; 95% intervals; each level stops at "
-                         f"a half-width of {100 * p.halfwidth:.1f} points or {p.games:,} games")
+                         f"a half-width of {100 * p.halfwidth:.1f} points or {p.games:,} games" +
+                         (f"; {measure.header}: {measure.meaning}, read from the first {p.measure_games:,} games "
+                          "of each level" if measure else ""))
     report.heading("The strength of each level")
     cols = ["level"] + [c for key in ["below"] + p.anchors for c in (key, f"{key}_lo", f"{key}_hi")
                         if key in strength] + ["rating", "rating_lo", "rating_hi"]
@@ -123,6 +130,17 @@ def moved(below, above) -> tuple[float, str]:
     return max(changes, key=lambda c: c[0])
 
 
+def _apart(below, above) -> bool:
+    """Whether the largest move between two levels (moved) is beyond what their 95%
+    intervals can hide: more than the root of the sum of the squared half-widths (the
+    levels' games are independent draws on the same seeds; common deals correlate them
+    positively, so this errs towards "too wide to tell")."""
+    size, seat = moved(below, above)
+    half = [(r[f"{k}_hi"] - r[f"{k}_lo"]) / 2 for r in (below, above)
+            for k in ["edge" if seat == "seat0" else seat]]
+    return size > (half[0] ** 2 + half[1] ** 2) ** 0.5
+
+
 def _pts(share: float) -> str:
     """A share as points: "1 point", "1.5 points"."""
     return f"{100 * share:g} point{'' if round(100 * share, 9) == 1 else 's'}"
@@ -148,6 +166,14 @@ def verdicts(answers: pd.DataFrame, stopped: dict[int, int], p: Plan) -> dict[in
             out[n] = (f"may have stopped moving, too wide to tell: {_said(family.iloc[-1])}, "
                       f"{_said(family.iloc[-2], '')} agree within {_pts(p.tolerance)}, but settling needs "
                       f"half-widths of {_pts(p.halfwidth)}")
+        elif len(family) >= 2 and not _apart(family.iloc[-2], family.iloc[-1]):
+            # apart by more than the tolerance, but by less than the intervals can tell
+            below, above = family.iloc[-2], family.iloc[-1]
+            size, seat = moved(below, above)
+            what = "the edge" if seat == "seat0" else f"seat {seat[4:]}'s share"
+            out[n] = (f"has not settled, too wide to tell whether it still moves: {_said(above)}, "
+                      f"{_said(below, '')}; {what} moved {100 * size:.1f} points, more than the tolerance of "
+                      f"{_pts(p.tolerance)} but within the two intervals")
         elif len(family) >= 2:
             below, above = family.iloc[-2], family.iloc[-1]
             out[n] = f"is still moving at the strongest level played: {_said(above)}, {_said(below, '')}"
@@ -199,6 +225,14 @@ def _findings(answers: pd.DataFrame, strength: pd.DataFrame, stopped: dict[int, 
                          f"{F.share(strong[up], strong[up + '_lo'], strong[up + '_hi'])} of decided games), "
                          f"seat {down[4:]} loses most ({F.share(weak[down], weak[down + '_lo'], weak[down + '_hi'])}"
                          f" to {F.share(strong[down], strong[down + '_lo'], strong[down + '_hi'])}).")
+    measure = p.game.stop_measure if p.game is not None else None
+    if measure is not None and measure.column in answers:  # the game's own measure, weakest to strongest
+        c = measure.column
+        for n, g in answers.groupby("players"):
+            said = [f"{F.share(r[c], r[c + '_lo'], r[c + '_hi'])}{' of the games' if k == 0 else ''} at "
+                    f"{r['level']}" for k, (_, r) in enumerate(g.iterrows())]
+            lines.append(f"{n} players: {measure.finding} " + ", ".join(said) + f" (the first "
+                         f"{p.measure_games:,} games of each level, weakest first).")
     for n, at in stopped.items():           # play_all: did the levels above stay where it settled?
         family = answers[(answers["players"] == n) & answers["level"].isin(p.ladder[at + 2:p.family])]
         if len(family):
