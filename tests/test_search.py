@@ -26,7 +26,7 @@ from sheepsim.games import wrappers as W
 from sheepsim.games.driver import NATURE
 from sheepsim.games.pig import engine as PE
 from sheepsim.games.pig.play import KERNELS as PP
-from sheepsim.policies import MAX_PARAMS, seat_specs
+from sheepsim.policies import MAX_PARAMS, policies_for, seat_specs
 from sheepsim.search import agents as A
 from sheepsim.search import mcts as M
 from sheepsim.search import reference
@@ -80,8 +80,9 @@ def test_the_kernel_chooses_as_its_python_twin_at_every_decision(name, players, 
     rules = game.make_rules(players, options)
     arr, aux = game.to_array(rules), game.initial_state(rules, None)
     specs = seat_specs(name, policies, players)
-    # rollout=greedy's policy: the game's heuristic (Bye-Bye Black Sheep's is `distilled`)
-    greedy = getattr(POL, {"pig": "hold", "blacksheep": "distilled"}.get(name, "greedy"))
+    # rollout=greedy's policy, as the Engine record names it (Bye-Bye Black Sheep's is
+    # `distilled`), called as its Python function of the same name
+    greedy = getattr(POL, next(d.name for d in policies_for(name) if d.id == E.rollout_greedy))
     hooks = (E, _rollout(POL, greedy))
     searched = 0
     for g in (0, 1):
