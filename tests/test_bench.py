@@ -133,16 +133,36 @@ def test_an_agent_row_times_a_decision_and_plays_equal_time_mcts(tmp_path):
     (row,) = json.loads(path.read_text())["agents"]
     assert row["agent"] == "mcts:iters=64,rollout=greedy" and row["decided"] == 40
     assert row["decisions_per_s"] == pytest.approx(1000 / row["ms_per_decision"])
-    # the opponent's iterations scale 256 by the two measured costs: 64 greedy iterations
-    # cost less a decision than 256 random ones
+    # the opponent's iterations are those whose measured cost matches (equal_iters): 64
+    # greedy iterations cost less a decision than 256 random ones
     iters = int(row["equal_time"].split("iters=")[1])
-    assert iters == max(1, round(256 * row["ms_per_decision"] / row["reference_ms_per_decision"])) and iters < 256
+    assert iters < 256 and row["equal_time_ms_per_decision"] > 0
     assert row["win_rate_lo"] <= row["win_rate"] <= row["win_rate_hi"]
     assert any(x.startswith("pig ") and "mcts:iters=64,rollout=greedy" in x and "%" in x
                for x in result.output.splitlines())
     # the yardstick is named as it played (ismcts in a hidden-information game)
     assert row["reference"] == "mcts:iters=256"
     assert f"pig: mcts:iters=256 costs {row['reference_ms_per_decision']:.2f} ms a decision" in result.output
+
+
+def test_the_equal_time_opponent_is_found_by_its_measured_cost_not_by_scaling():
+    # a search whose iterations cost more as its tree grows (here seconds = iters^1.5 / 1e6):
+    # the linear guess, 4,000 iterations, costs 253 ms where the agent costs 40; the
+    # budget found costs within 10% of the agent's, and the search stops there
+    from sheepsim.bench_agents import CLOSE, equal_iters
+    tried = []
+
+    def cost_at(n):
+        tried.append(n)
+        return n ** 1.5 / 1e6
+    iters, cost = equal_iters(cost_at, 0.040, 4000)
+    # linear from 4,000 to 632, then along the power the two measured costs give (1.5): 1,170
+    assert tried == [4000, 632, 1170] and (iters, cost) == (1170, 1170 ** 1.5 / 1e6)
+    assert abs(cost / 0.040 - 1) <= CLOSE
+    # a linear cost is matched by the first guess, measured once
+    tried.clear()
+    assert equal_iters(lambda n: (tried.append(n), n * 1e-5)[1], 0.010, 1000) == (1000, 0.010)
+    assert tried == [1000]
 
 
 def test_warm_start_runs_a_fresh_process():
