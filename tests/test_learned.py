@@ -410,6 +410,10 @@ def test_a_table_for_other_players_or_game_is_refused(tmp_path):
     ('game = "pig"\ncandidates = ["hold:t=0"]', "out of range"),
     ('game = "pig"\nfield = "nosuch"', "unknown pig policy"),
     ('game = "pig"\nwindow = 3', "unknown key 'window'"),
+    ('game = "pig"\nstrongest = "nosuch"', "unknown pig policy"),
+    ('game = "pig"\nstrongest = 3', "`strongest` must be one policy SPEC"),
+    ('game = "pig"\neval_games = 100\nstrongest = "optimal"\nstrongest_games = 101',
+     "must be at most `eval_games`"),
 ])
 def test_learn_stop_bad_input(tmp_path, body, message):
     path = tmp_path / "a.toml"
@@ -422,7 +426,8 @@ def test_learn_stop_bad_input(tmp_path, body, message):
 def test_learn_stop_writes_a_table_that_plays(tmp_path):
     path = tmp_path / "pig-learn.toml"
     path.write_text('kind = "learn_stop"\ngame = "pig"\nseed = 3\ngames = 20000\ntarget = 500\nmax_iterations = 2\n'
-                    'eval_games = 4000\nfield = "optimal"\ncandidates = ["hold:t=25"]\n')
+                    'eval_games = 4000\nfield = "optimal"\ncandidates = ["hold:t=25"]\nstrongest = "hold:t=25"\n'
+                    'strongest_games = 1000\n')
     reports = tmp_path / "reports"
     result = run_cli("run", str(path), "--reports", str(reports))
     assert result.exit_code == 0, result.output
@@ -432,7 +437,19 @@ def test_learn_stop_writes_a_table_that_plays(tmp_path):
     headline = text.split("## Findings\n\n")[1].split("\n")[0]
     assert headline.startswith("The learned table against the best fixed rules: at 2 players, each in one seat "
                                "against optimal, it ")
-    assert " points)." in headline and "| regret to the best (points) |" in text and "% [" not in headline
+    assert " points)." in headline and "| regret to the best (points) |" in text
+    # `strongest` on the first 1,000 of the 4,000 games, each regret paired on those: the
+    # candidate it names plays exactly those games again (no regret, no width)
+    # candidate it names, here the best fixed rule, plays exactly those games again (no
+    # regret, no width)
+    assert headline.endswith("Against the strongest player found, hold:t=25 (the first 1,000 games): at 2 players "
+                             "hold:t=25's regret is 0.0 [0.0, 0.0] points (hold:t=25 and learned cannot be told apart "
+                             "here).") and "% [" not in headline
+    row = next(line for line in text.splitlines() if line.startswith("| hold:t=25 |"))
+    assert row.rstrip(" |").endswith("0.0 [0.0, 0.0]")
+    finding = next(line for line in text.splitlines() if "the strongest player found: hold:t=25 wins" in line)
+    assert "(the first 1,000 of the games); regret to it, paired on those games: the best fixed rule hold:t=25 " \
+           "0.0 [0.0, 0.0] points, learned -" in finding and "the learned table" not in finding
     table = reports / "pig-learn" / "learned-2p.json"
     data = json.loads(table.read_text())
     assert data["provenance"]["iterations"] >= 1 and len(data["thresholds"]) == 400

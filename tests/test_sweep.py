@@ -158,21 +158,29 @@ def test_policies_outside_the_family_play_against_the_equilibrium(tmp_path):
     toml = tmp_path / "pig.toml"
     toml.write_text('name = "out"\nkind = "policy_sweep"\ngame = "pig"\nseed = 3\nplayers = [2]\npolicy = "hold"\n'
                     'param = "t"\nvalues = [20]\ngames = 500\nconfirm_games = 500\n'
-                    'outside = ["hold:t=20", "optimal"]\noutside_games = 3000\n')
+                    'outside = ["optimal"]\noutside_games = 3000\nstrongest = "hold:t=20"\nstrongest_games = 1000\n')
     result = CliRunner().invoke(cli, ["run", str(toml), "--reports", str(tmp_path / "rep"), "-q"])
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "out.md").read_text()
     assert "### 2 players, beyond hold: against a field of hold:t=20" in text
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in text.splitlines()
             if line.startswith(("| hold:t=20 |", "| optimal |"))}
-    assert rows["hold:t=20"][2].strip(" |") == "0.0 [0.0, 0.0]"
-    assert rows["optimal"][2].startswith("+")
-    assert "3,000 per policy outside the family" in text and "6 (policies outside the family)" in text
+    # `strongest` plays the first 1,000 of the 3,000 games, paired with hold:t=20's own on
+    # those: the same policy, so no gain and no width, only if the games line up
+    assert rows["hold:t=20"][1] == "1,000" and rows["hold:t=20"][3].strip(" |") == "0.0 [0.0, 0.0]"
+    assert rows["optimal"][1] == "3,000" and rows["optimal"][3].startswith("+")
+    assert "3,000 per policy outside the family; 1,000 for hold:t=20, the first of them" in text
+    assert "6 (policies outside the family)" in text
     finding = next(line for line in text.splitlines() if line.startswith("- **2 players, beyond hold**"))
     assert "where hold:t=20 itself wins" in finding
     for extra, needle in (('outside = "optimal"\n', "`outside` must be a list"),
                           ('outside = ["optimal"]\nfield = "hold:t=20"\n', "a fixed `field` has none"),
-                          ('outside = ["greedy"]\n', "unknown pig policy 'greedy'")):
+                          ('outside = ["greedy"]\n', "unknown pig policy 'greedy'"),
+                          ('strongest = ["optimal"]\n', "`strongest` must be one policy SPEC"),
+                          ('outside = ["optimal"]\nstrongest = "optimal"\n', "also in `outside`"),
+                          ('strongest = "optimal"\nconfirm_games = 100\nstrongest_games = 200\n',
+                           "must be at most `outside_games`"),
+                          ('strongest = "optimal"\nstrongest_games = "many"\n', "`strongest_games` must be a positive")):
         bad = tmp_path / "bad.toml"
         bad.write_text('kind = "policy_sweep"\ngame = "pig"\npolicy = "hold"\nparam = "t"\nvalues = [20]\n' + extra)
         result = CliRunner().invoke(cli, ["run", str(bad), "--reports", str(tmp_path / "badrep")])

@@ -10,6 +10,9 @@ threshold equilibrium, write it as REPORTS/<name>/learned-<P>p.json (what
   regret of each against the best, and the regret of the best fixed threshold
   (`hold`, `threshold` SPECs) against the best state-dependent policy found (the best
   of those tested, not a proven optimum), with its interval;
+- `strongest`, the strongest player found (a search agent, too slow for eval_games),
+  in one seat against the field on the first `strongest_games` of the same games: its
+  win rate, and every policy's regret to it, paired on those games;
 - self-play with every seat on the learned table against every seat on the fixed
   rule: the seat advantage and the game length;
 - a game whose optimal stop is solved exactly (GameSpec.stop_optimum; Pig's optimal.py):
@@ -20,7 +23,7 @@ threshold equilibrium, write it as REPORTS/<name>/learned-<P>p.json (what
 
 Keys: players, options, games (per iteration), target (probes per cell and iteration),
 per_game (probes per game at most), max_iterations, confidence, eval_games,
-candidates, field.
+candidates, field, strongest, strongest_games.
 """
 
 from __future__ import annotations
@@ -43,10 +46,10 @@ from ..start import kernel_aux, policy_data
 from . import policy_iteration as PI
 from ..stats import tables as T
 from ..stats.intervals import wilson_interval
-from .sweep import best_set, focal_outcomes, regret
+from .sweep import best_set, focal_outcomes, focal_wins, regret, strongest_games
 
 KEYS = ("players", "options", "games", "target", "per_game", "max_iterations", "confidence", "eval_games",
-        "candidates", "field")
+        "candidates", "field", "strongest", "strongest_games")
 FIXED_RULES = ("hold", "threshold")        # the fixed stop rules: what "best threshold" ranges over
 
 
@@ -75,9 +78,12 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     field = spec.get("field")
     if field is not None and not isinstance(field, str):
         raise SheepsimError('`field` must be one policy SPEC, e.g. "optimal"')
+    strongest = spec.get("strongest")
+    if strongest is not None and not isinstance(strongest, str):
+        raise SheepsimError('`strongest` must be one policy SPEC, e.g. "pimc:worlds=800,z=1"')
     for n, r in rules.items():             # every SPEC parses and can play these rules, before any game
         feats = game.stop_features(r)
-        for c in candidates + [feats.fixed]:
+        for c in candidates + [feats.fixed] + ([strongest] if strongest else []):
             if parse_spec(game.name, c).policy.name == "learned":
                 raise SheepsimError("the learned policy is evaluated with the table this analysis learns: leave "
                                     "`learned` out of `candidates`")
@@ -85,10 +91,11 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     p = Plan(game, players, rules, _count(spec, "games", 200_000, 1, 100_000_000),
              _count(spec, "target", 3000, 1, 10_000_000), _count(spec, "per_game", 64, 1, 10_000),
              _count(spec, "max_iterations", 30, 1, 1000), float(confidence),
-             _count(spec, "eval_games", 100_000, 2, 100_000_000), candidates, field)
+             _count(spec, "eval_games", 100_000, 2, 100_000_000), candidates, field, strongest)
     p.games = max(1, round(p.games * scale))           # --scale: more games and probes, tighter tests
     p.target = max(1, round(p.target * scale))
     p.eval_games = max(2, round(p.eval_games * scale))
+    p.strongest_games = strongest_games(spec, scale, p.eval_games, "eval_games")
     return p
 
 
@@ -137,6 +144,18 @@ def _player_count(p: Plan, n: int, seed: int, figures: Path, name: str, threads,
     lo, hi = wilson_interval(wins.sum(axis=1), wins.shape[1])
     table = pd.DataFrame({"policy": names, "win_rate": wins.mean(axis=1), "win_rate_lo": lo, "win_rate_hi": hi,
                           "regret": gap, "regret_lo": gap_lo, "regret_hi": gap_hi, "in_best_set": keep})
+    strongest = None
+    if p.strongest:
+        # a search agent costs thousands of times a fixed rule's game: it plays the first
+        # strongest_games of the same games, and each regret to it is paired on those
+        if progress:
+            print(f"{name}, {n}p: {p.strongest} against {field}, {p.strongest_games:,} games ...", file=sys.stderr,
+                  flush=True)
+        top = focal_wins(game, rules, p.strongest, field, p.strongest_games, seed + 1, threads, progress)
+        s_lo, s_hi = wilson_interval(int(top.sum()), len(top))
+        strongest = (float(top.mean()), float(s_lo), float(s_hi))
+        r, r_lo, r_hi = regret(top, wins[:, :p.strongest_games])
+        table = table.assign(regret_strongest=r, regret_strongest_lo=r_lo, regret_strongest_hi=r_hi)
     fixed = [i for i, x in enumerate(names) if x != "learned" and parse_spec(game.name, x).policy.name in FIXED_RULES]
     dependent = [i for i in range(len(names)) if i not in fixed]
     verdict, trio, meetings = None, [], []
@@ -153,7 +172,7 @@ def _player_count(p: Plan, n: int, seed: int, figures: Path, name: str, threads,
     calibration = _calibration(game, rules, feats, learned) if game.stop_optimum is not None else None
     return Count(n, feats, learned.thresholds, learned.visits, learned.history, learned.converged,
                  len(learned.tests), learned.probes, learned.seconds, path.name, optimum, field, names, table,
-                 verdict, trio, meetings, selfplay, measured, calibration, time.perf_counter() - t0)
+                 verdict, trio, meetings, selfplay, measured, calibration, time.perf_counter() - t0, strongest)
 
 
 def best_among(wins: np.ndarray, rows: list[int], confidence: float) -> tuple[int, list[int]]:

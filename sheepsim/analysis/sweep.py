@@ -27,7 +27,9 @@ on seeds of their own, and the equilibrium's own setting in the focal slot on th
 games: an equilibrium of the swept family need not be one against every policy, and the
 paired gain (the SPEC's win rate minus the setting's, with its 95% interval) says by how
 much a policy outside the family beats it. `outside_games` games each (default
-`confirm_games`).
+`confirm_games`). `strongest = "SPEC"`: the strongest player found, a search agent too
+slow for `outside_games`, joins them on the first `strongest_games` of those games
+(paired with the equilibrium's own on the same games).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from ..stats.intervals import wilson_interval
 from .definition import player_counts
 
 KEYS = ("players", "policy", "param", "values", "field_policy", "field_values", "field", "games",
-        "confirm_games", "options", "confidence", "outside", "outside_games")
+        "confirm_games", "options", "confidence", "outside", "outside_games", "strongest", "strongest_games")
 
 
 def plan(spec: dict[str, Any], scale: float) -> Plan:
@@ -75,16 +77,23 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     outside = spec.get("outside", [])
     if not (isinstance(outside, list) and all(isinstance(o, str) for o in outside)):
         raise SheepsimError(f'`outside` must be a list of policy SPECs, e.g. outside = ["turn_optimal"], not {outside!r}')
-    if outside and field is not None:
-        raise SheepsimError("`outside` plays policies against the equilibrium of a swept field; a fixed `field` "
-                            "has none: put those SPECs in the focal `values`' place or drop `outside`")
+    strongest = spec.get("strongest")
+    if strongest is not None and not isinstance(strongest, str):
+        raise SheepsimError(f'`strongest` must be one policy SPEC, e.g. strongest = "pimc:worlds=800", not {strongest!r}')
+    if strongest in outside:
+        raise SheepsimError(f"`strongest` ({strongest}) is also in `outside`: name it once")
+    if (outside or strongest) and field is not None:
+        raise SheepsimError("`outside` and `strongest` play policies against the equilibrium of a swept field; a "
+                            "fixed `field` has none: put those SPECs in the focal `values`' place or drop them")
     players = player_counts(spec, game)
     confirm = spec.get("confirm_games", spec.get("games", 2000))
+    outside_games = max(1, round(spec.get("outside_games", confirm) * scale))
     p = Plan(game, players, spec["policy"], spec.get("field_policy", spec["policy"]), spec["param"], values,
              field_values, max(1, round(spec.get("games", 2000) * scale)), max(1, round(confirm * scale)),
              dict(spec.get("options", {})), float(spec.get("confidence", 0.95)), field, tuple(outside),
-             max(1, round(spec.get("outside_games", confirm) * scale)))
-    focals = [spec_of(p.policy, p.param, v) for v in values] + ([field] if field is not None else []) + list(outside)
+             outside_games, strongest, strongest_games(spec, scale, outside_games, "outside_games"))
+    focals = ([spec_of(p.policy, p.param, v) for v in values] + ([field] if field is not None else [])
+              + list(outside) + ([strongest] if strongest else []))
     for n in players:
         rules = game.make_rules(n, p.options)               # validates players and options now
         for x in focals:
@@ -96,11 +105,28 @@ def plan(spec: dict[str, Any], scale: float) -> Plan:
     return p
 
 
-def focal_outcomes(game, rules, focal: str, field: str, games: int, seed: int, threads) -> np.ndarray:
+def strongest_games(spec: dict[str, Any], scale: float, most: int, of: str) -> int:
+    """`strongest_games` times `scale` (default: `most`, the games the other policies play,
+    `of` their key): the strongest player is compared on the first of their games, so it
+    may play fewer, never more."""
+    value = spec.get("strongest_games")
+    if value is None:
+        return most
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise SheepsimError(f"`strongest_games` must be a positive whole number of games, not {value!r}")
+    games = max(1, round(value * scale))
+    if games > most:
+        raise SheepsimError(f"`strongest_games` ({value:,}) must be at most `{of}`: the strongest player is compared "
+                            f"on the first of the games the others play")
+    return games
+
+
+def focal_outcomes(game, rules, focal: str, field: str, games: int, seed: int, threads,
+                   progress: bool = False) -> np.ndarray:
     """Per-game result of the focal slot, in game order: 1 it won, 0 a field seat won, -1
     no sole winner."""
     specs = [parse_spec(game.name, focal)] + [parse_spec(game.name, field)] * (rules.num_players - 1)
-    df = simulate(game, rules, specs, games, seed, threads).results
+    df = simulate(game, rules, specs, games, seed, threads, progress=progress).results
     p = rules.num_players
     # with rotation, slot 0 (focal) sits on seat (-g) mod P in game g
     focal_seat = (-df["game"].to_numpy()) % p
@@ -108,9 +134,10 @@ def focal_outcomes(game, rules, focal: str, field: str, games: int, seed: int, t
     return np.where(winner < 0, -1, winner == focal_seat).astype(np.int8)
 
 
-def focal_wins(game, rules, focal: str, field: str, games: int, seed: int, threads) -> np.ndarray:
+def focal_wins(game, rules, focal: str, field: str, games: int, seed: int, threads,
+               progress: bool = False) -> np.ndarray:
     """Per-game result of the focal slot (1 win, 0 otherwise), in game order."""
-    return (focal_outcomes(game, rules, focal, field, games, seed, threads) == 1).astype(np.int8)
+    return (focal_outcomes(game, rules, focal, field, games, seed, threads, progress) == 1).astype(np.int8)
 
 
 def regret(own: np.ndarray, wins: np.ndarray, z: float = 1.96) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -189,11 +216,11 @@ def run(spec: dict[str, Any], p: Plan, reports: Path, threads, progress: bool, c
         follow = (_play_at(game, rules, spec_of(p.field_policy, q, at.field), p.confirm_games, seed + 2, threads, n)
                   if at is not None else None)
         beyond = None
-        if p.outside and at is not None:
+        if (p.outside or p.strongest) and at is not None:
             if progress:
-                print(f"{name}: {n} players, {', '.join(p.outside)} against the equilibrium ...", file=sys.stderr,
+                print(f"{name}: {n} players, {', '.join(p.beyond)} against the equilibrium ...", file=sys.stderr,
                       flush=True)
-            beyond = _outside(game, rules, p, spec_of(p.field_policy, q, at.field), seed + 3, threads)
+            beyond = _outside(game, rules, p, spec_of(p.field_policy, q, at.field), seed + 3, threads, progress)
         counts.append(Count(n, outcomes, rate, lo, hi, keep, br, equilibria, checks, at, single,
                             None if own is None else float(own.mean()), follow, beyond))
     return Sweep(p, seed, rules_of, counts)
@@ -212,16 +239,19 @@ def _play_at(game, rules, spec: str, games: int, seed: int, threads, n: int) -> 
                     pd.DataFrame([T.experience_row(df)]), T.worth_watching(df, unit, base))
 
 
-def _outside(game, rules, p: Plan, field: str, seed: int, threads) -> Outside:
+def _outside(game, rules, p: Plan, field: str, seed: int, threads, progress: bool) -> Outside:
     """Each `outside` SPEC in the focal slot against a field of the equilibrium `field`,
-    and `field` itself there on the same games: win rates and the paired gains."""
+    and `field` itself there on the same games: win rates and the paired gains; the
+    `strongest` on the first strongest_games of them."""
     own = focal_wins(game, rules, field, field, p.outside_games, seed, threads)
     rows = []
-    for spec in p.outside:
-        wins = focal_wins(game, rules, spec, field, p.outside_games, seed, threads)
+    for spec in p.beyond:
+        games = p.strongest_games if spec == p.strongest else p.outside_games
+        # the strongest is a search agent: its games are the long wait, worth a progress bar
+        wins = focal_wins(game, rules, spec, field, games, seed, threads, progress and spec == p.strongest)
         lo, hi = wilson_interval(int(wins.sum()), len(wins))
-        gain, g_lo, g_hi = regret(wins, own[None, :])               # wins - own, paired
-        rows.append({"policy": spec, "win_rate": wins.mean(), "win_rate_lo": lo, "win_rate_hi": hi,
+        gain, g_lo, g_hi = regret(wins, own[None, :games])          # wins - own, paired on the same games
+        rows.append({"policy": spec, "games": games, "win_rate": wins.mean(), "win_rate_lo": lo, "win_rate_hi": hi,
                      "gain": gain[0], "gain_lo": g_lo[0], "gain_hi": g_hi[0]})
     lo, hi = wilson_interval(int(own.sum()), len(own))
     return Outside(field, (float(own.mean()), float(lo), float(hi)), pd.DataFrame(rows))

@@ -32,6 +32,8 @@ class Plan:
     eval_games: int
     candidates: list[str]
     field: str | None
+    strongest: str | None = None                # the strongest player found, on the first strongest_games
+    strongest_games: int = 0
 
 
 @dataclass
@@ -93,6 +95,7 @@ class Count:
     measured: tuple[float, float, float] | None     # the stop measure, learned minus fixed (paired)
     calibration: Calibration | None
     seconds: float                              # the evaluation's
+    strongest: tuple[float, float, float] | None = None     # Plan.strongest's win rate against the field
 
 
 @dataclass
@@ -105,24 +108,32 @@ def layout(spec: dict[str, Any], data: LearnStop, figures: Path, command: str) -
     p, seed, game = data.plan, spec["seed"], data.plan.game
     report = Report(spec.get("title", f"{game.title}: a stop table learned by policy iteration"), {
         "game": game.name, "game_version": game.version, "rules": {n: r.as_dict() for n, r in p.rules.items()},
-        "players": p.players, "policies": ["learned"] + p.candidates, "seed": seed,
-        "games": {"per iteration": p.games, "evaluation": p.eval_games}, "packages": versions(), "command": command,
+        "players": p.players, "policies": ["learned"] + p.candidates + ([p.strongest] if p.strongest else []),
+        "seed": seed, "games": {"per iteration": p.games, "evaluation": p.eval_games}
+        | ({f"evaluation of {p.strongest}": p.strongest_games} if p.strongest else {}),
+        "packages": versions(), "command": command,
     }, description=spec.get("description"))
     findings: list[str] = []
     answers: list[str] = []
+    regrets: list[str] = []
     for c in data.counts:
-        lines, answer = _player_count(report, p, c, seed, figures)
+        lines, answer, against = _player_count(report, p, c, seed, figures)
         findings += lines
         answers += [answer] if answer else []
+        regrets += [against] if against else []
     if answers:
-        report.headline("The learned table against the best fixed rules: " + "; ".join(answers) + ".")
+        report.headline("The learned table against the best fixed rules: " + "; ".join(answers) + "."
+                        + (f" Against the strongest player found, {p.strongest} (the first {p.strongest_games:,} "
+                           f"games): " + "; ".join(regrets) + "." if regrets else ""))
     report.findings(findings)
     return report
 
 
-def _player_count(report: Report, p: Plan, c: Count, seed: int, figures: Path) -> tuple[list[str], str | None]:
-    """The sections of one player count; its findings and its answer for the headline
-    (the learned table against the best fixed rules), None without fixed rules."""
+def _player_count(report: Report, p: Plan, c: Count, seed: int, figures: Path
+                  ) -> tuple[list[str], str | None, str | None]:
+    """The sections of one player count; its findings, its answer for the headline (the
+    learned table against the best fixed rules) and the regrets to the strongest player
+    for the headline, each None where there is none."""
     n, feats, names, field, game = c.players, c.feats, c.names, c.field, p.game
     report.heading(f"{n} players")
     stopped = (f"converged after {len(c.history)} iterations: the last found no change significant at "
@@ -134,12 +145,16 @@ def _player_count(report: Report, p: Plan, c: Count, seed: int, figures: Path) -
                      f"`{c.table}` beside this report.")
     _maps(report, p, c, figures)
     _history(report, c.history)
-    report.table(c.evaluation, points=["regret"],
-                 headers={"regret": "regret to the best (points)", "in_best_set": "in the best set"},
+    strongest = "" if c.strongest is None else (
+        f"; regret to {p.strongest}: its win rate on the first {p.strongest_games:,} of these games, "
+        f"{F.share(*c.strongest)}, minus this one's there, paired")
+    report.table(c.evaluation, points=["regret", "regret_strongest"],
+                 headers={"regret": "regret to the best (points)", "in_best_set": "in the best set",
+                          "regret_strongest": f"regret to {p.strongest} (points)"},
                  caption=f"each policy in one seat against {field} in the other {n - 1}, seats rotated, the same "
                          f"{p.eval_games:,} games (seed {seed + 1}); regret: the best's win rate minus this one's, "
                          f"in percentage points, paired 95% interval; the best set: not significantly worse than the "
-                         f"best at {p.confidence:.0%}; fair share {1 / n:.1%}")
+                         f"best at {p.confidence:.0%}{strongest}; fair share {1 / n:.1%}")
     lines = [f"**{n} players**: {stopped}."]
     answer = None
     v = c.verdict
@@ -163,13 +178,38 @@ def _player_count(report: Report, p: Plan, c: Count, seed: int, figures: Path) -
         answer = (f"at {n} players, each in one seat against {field}, it {verb} {top} (its win rate minus "
                   f"{names[bf]}'s: {F.points(d, d_lo, d_hi, signed=True)} points)")
         lines += _together(report, p, n, c.trio, c.meetings, field, seed)
+    against = None
+    if c.strongest is not None and v is not None:
+        line, against = _strongest(p, c, field)
+        lines.append(line)
     lines += _self_play(report, p, n, c.selfplay, feats, c.measured)
     if c.calibration is not None:
         first = c.selfplay.iloc[0]
         lines += _calibration(report, game, feats, c.calibration,
                               (first["first_player"], first["first_player_lo"], first["first_player_hi"]))
     report.paragraph(f"Evaluation: {c.seconds:.0f} s.")
-    return lines, answer
+    return lines, answer, against
+
+
+def _strongest(p: Plan, c: Count, field: str) -> tuple[str, str]:
+    """The strongest player's finding (its win rate and the regrets of the best fixed rule,
+    the best state-dependent policy and the learned table to it) and the headline's part."""
+    n, names, v, e = c.players, c.names, c.verdict, c.evaluation
+
+    def gap(i: int) -> str:
+        return F.points(e["regret_strongest"][i], e["regret_strongest_lo"][i], e["regret_strongest_hi"][i],
+                        signed=True)
+
+    bd = v.best_dependent
+    lo, hi = e["regret_strongest_lo"][bd], e["regret_strongest_hi"][bd]
+    standing = (f"{p.strongest} is significantly stronger than {names[bd]} here" if lo > 0 else
+                f"{names[bd]} is significantly stronger than {p.strongest} here" if hi < 0 else
+                f"{p.strongest} and {names[bd]} cannot be told apart here")
+    line = (f"{n} players against {field}, the strongest player found: {p.strongest} wins {F.share(*c.strongest)} "
+            f"(the first {p.strongest_games:,} of the games); regret to it, paired on those games: the best fixed "
+            f"rule {names[v.best_fixed]} {gap(v.best_fixed)} points, {names[bd]} {gap(bd)}"
+            + ("" if bd == 0 else f", the learned table {gap(0)}") + f"; {standing}.")
+    return line, f"at {n} players {names[v.best_fixed]}'s regret is {gap(v.best_fixed)} points ({standing})"
 
 
 def _listed(names: list[str], members: list[int]) -> str:

@@ -36,6 +36,13 @@ class Plan:
     field: str | None = None        # a fixed field SPEC (`field`), instead of field_policy:param=y
     outside: tuple[str, ...] = ()    # SPECs played against the equilibrium (`outside`)
     outside_games: int = 0
+    strongest: str | None = None     # the strongest player found, on the first strongest_games of them
+    strongest_games: int = 0
+
+    @property
+    def beyond(self) -> list[str]:
+        """Every SPEC played against the equilibrium, outside the family."""
+        return list(self.outside) + ([self.strongest] if self.strongest else [])
 
     def field_spec(self, y: float | None) -> str:
         """The SPEC the field plays in column y."""
@@ -120,10 +127,11 @@ def layout(spec: dict[str, Any], data: Sweep, figures: Path, command: str) -> Re
                      (p.field if p.field is not None else f"{p.field_policy}:{p.param}=y")],
         "seed": (f"{seed} (every cell, and {p.field} in the focal slot)" if p.field is not None else
                  f"{seed} (every cell), {seed + 1} (fresh-seed checks), {seed + 2} (games at the equilibrium)"
-                 + (f", {seed + 3} (policies outside the family)" if p.outside else "")),
+                 + (f", {seed + 3} (policies outside the family)" if p.beyond else "")),
         "games": (f"{p.games:,} per cell" if p.field is not None else
                   f"{p.games:,} per cell; {p.confirm_games:,} per fresh-seed check and per equilibrium follow-up"
-                  + (f"; {p.outside_games:,} per policy outside the family" if p.outside else "")),
+                  + (f"; {p.outside_games:,} per policy outside the family" if p.outside else "")
+                  + (f"; {p.strongest_games:,} for {p.strongest}, the first of them" if p.strongest else "")),
         "packages": versions(), "command": command,
     }, description=spec.get("description"))
     q = p.param
@@ -256,12 +264,15 @@ def _outside(report: Report, p: Plan, n: int, o: Outside) -> str:
     findings line it returns says whether one of them beats the equilibrium, by how much."""
     report.heading(f"{n} players, beyond {p.policy}: against a field of {o.field}", level=3)
     own = format_interval(*o.own, percent=True)
+    games = (f"{p.outside_games:,} games each" if not p.strongest else
+             f"{p.outside_games:,} games each, {p.strongest} the first {p.strongest_games:,} of them (a search agent: "
+             f"its gain is paired with {o.field}'s own on those games)")
     report.table(o.table, points=["gain"],
                  headers={"policy": "in the focal slot", "win_rate": f"win rate against {o.field}",
                           "gain": f"gain over {o.field} itself (points)"},
-                 caption=f"{p.outside_games:,} games each, the focal slot rotated over the seats, on seeds of their "
-                         f"own; {o.field} itself won {own} in the focal slot on the same games, and each gain is the "
-                         f"mean paired difference with its 95% interval")
+                 caption=f"{games}, the focal slot rotated over the seats, on seeds of their own; {o.field} itself "
+                         f"won {own} in the focal slot on all {p.outside_games:,} games, and each gain is the mean "
+                         f"paired difference with its 95% interval")
     best = o.table.loc[o.table["gain"].idxmax()]
     words = ", ".join(f"{r.policy} {format_interval(r.win_rate, r.win_rate_lo, r.win_rate_hi, percent=True)} "
                       f"({_gain(r._asdict())} points)" for r in o.table.itertuples())
