@@ -677,7 +677,9 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
                       confirm_games, options, confidence; or field = "SPEC" (one fixed
                       field, e.g. "optimal", instead of field_policy and field_values);
                       outside = ["SPEC", ...], outside_games (policies beyond the
-                      family, each against the confirmed equilibrium)
+                      family, each against the confirmed equilibrium); strongest =
+                      "SPEC", strongest_games (a search too slow for outside_games,
+                      on the first of those games)
       rule_variants   players, policy, games, options, variants
       grid            players, policy, focal_policy, games, options, rows, cols, metrics,
                       labels, skip_invalid
@@ -685,8 +687,10 @@ def run_analysis(analyses: tuple[Path, ...], scale: float | None, reports: Path 
                       options
       ratings         policies, games, options, bootstrap
       learn_stop      players, options, games, target, per_game, max_iterations,
-                      confidence, eval_games, candidates, field (Pig, Bye-Bye Black
-                      Sheep: learns a stop table, learned-<P>p.json beside the report)
+                      confidence, eval_games, candidates, field, strongest,
+                      strongest_games (Pig, Bye-Bye Black Sheep: learns a stop table,
+                      learned-<P>p.json beside the report; `strongest`, a search too
+                      slow for eval_games, plays the first strongest_games of them)
       tune            players, policy, focal_policy, strong, weak, options, space,
                       objectives, trials, batch, games, eta, rungs, confirm,
                       confirm_games (searches rule options, deck parameters and
