@@ -439,7 +439,6 @@ def test_learn_stop_writes_a_table_that_plays(tmp_path):
                                "against optimal, it ")
     assert " points)." in headline and "| regret to the best (points) |" in text
     # `strongest` on the first 1,000 of the 4,000 games, each regret paired on those: the
-    # candidate it names plays exactly those games again (no regret, no width)
     # candidate it names, here the best fixed rule, plays exactly those games again (no
     # regret, no width)
     assert headline.endswith("Against the strongest player found, hold:t=25 (the first 1,000 games): at 2 players "
